@@ -1,0 +1,229 @@
+// Package store declares the storage interfaces Folio's domain layer uses and
+// the records they exchange. Implementations live in sub-packages
+// (store/sqlite, later store/postgres) and must pass the same test suite.
+//
+// The interfaces are split by consumer: posts, users, application passwords
+// and site options. Handlers never see this package; the content and auth
+// packages do.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned when a record asked for by id or key does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrConflict is returned when a unique constraint (login, email, slug) fails.
+var ErrConflict = errors.New("store: conflict")
+
+// Post is one row of the posts table: posts, pages, attachments, custom post
+// types and (later) revisions share it.
+//
+// Dates follow the original's model: Date is the site-local wall clock
+// (stored without offset), DateGMT the same instant in UTC. A zero DateGMT is
+// the "all-zero" date of unscheduled drafts and is output as null.
+type Post struct {
+	ID            int64
+	Type          string
+	Status        string
+	Author        int64
+	Parent        int64
+	MenuOrder     int64
+	Title         string
+	Content       string
+	Excerpt       string
+	Slug          string
+	Password      string
+	GUID          string
+	Date          time.Time
+	DateGMT       time.Time
+	Modified      time.Time
+	ModifiedGMT   time.Time
+	CommentStatus string
+	PingStatus    string
+	Sticky        bool
+	Format        string
+	Template      string
+	FeaturedMedia int64
+	MimeType      string
+	CommentCount  int64
+	// PreTrashStatus holds the status a post had before it was trashed.
+	PreTrashStatus string
+}
+
+// PostQuery selects posts for a collection. Zero values mean "no filter".
+type PostQuery struct {
+	Types []string
+	// Statuses limits the result to these statuses; empty means any status.
+	Statuses []string
+	// Visibility is applied on top of Statuses so that the query returns
+	// only rows the caller may read; nil means no restriction.
+	Visibility *Visibility
+
+	Search        string
+	After         *time.Time // exclusive, on the local date
+	Before        *time.Time // exclusive, on the local date
+	Authors       []int64
+	AuthorExclude []int64
+	Include       []int64
+	Exclude       []int64
+	// Parents limits to these parent ids when ParentsSet is true (so that
+	// an explicit empty list or [0] can be told from "not given").
+	Parents       []int64
+	ParentsSet    bool
+	ParentExclude []int64
+	Slugs         []string
+	MenuOrder     *int64
+	MimeTypes     []string // exact mime types
+	MimePrefixes  []string // e.g. "image/" for media_type=image
+	Year          int
+	Month         int
+	Day           int
+
+	// OrderBy is one of date, id, include, title, slug, menu_order,
+	// modified, parent, author. Order is "asc" or "desc".
+	OrderBy string
+	Order   string
+	// StickyFirst floats sticky posts to the top of the first page.
+	StickyFirst bool
+
+	Offset int
+	Limit  int // 0 means no limit
+}
+
+// Visibility restricts a post query to what one caller may read.
+// A row passes when its status is in Public, or its author is Owner (when
+// Owner is non-zero) and its status is in OwnStatuses, or its status is in
+// OthersStatuses.
+type Visibility struct {
+	Public         []string
+	Owner          int64
+	OwnStatuses    []string
+	OthersStatuses []string
+}
+
+// PostStore is what the content layer needs to keep posts.
+type PostStore interface {
+	GetPost(ctx context.Context, id int64) (*Post, error)
+	// GetPosts loads many posts by id in one query; missing ids are absent
+	// from the map.
+	GetPosts(ctx context.Context, ids []int64) (map[int64]*Post, error)
+	ListPosts(ctx context.Context, q PostQuery) ([]*Post, error)
+	CountPosts(ctx context.Context, q PostQuery) (int64, error)
+	// InsertPost stores p (p.ID must be 0) and sets p.ID.
+	InsertPost(ctx context.Context, p *Post) error
+	// UpdatePost writes every column of p.
+	UpdatePost(ctx context.Context, p *Post) error
+	DeletePost(ctx context.Context, id int64) error
+	// SlugTaken reports whether another post (id != exceptID) of one of the
+	// given types, with one of the given parent (when parent >= 0) and a
+	// status not in draft/pending/auto-draft, uses slug.
+	SlugTaken(ctx context.Context, slug string, types []string, parent int64, exceptID int64) (bool, error)
+	// CountPublishedByAuthors returns, per author id, the number of posts
+	// with status publish of the given types.
+	CountPublishedByAuthors(ctx context.Context, authors []int64, types []string) (map[int64]int64, error)
+}
+
+// User is a site account.
+type User struct {
+	ID          int64
+	Login       string
+	Email       string
+	PassHash    string
+	DisplayName string
+	Nicename    string // the slug
+	FirstName   string
+	LastName    string
+	Nickname    string
+	URL         string
+	Description string
+	Registered  time.Time
+	Roles       []string
+	// Caps are capabilities granted directly to the user (not by a role),
+	// name → granted.
+	Caps map[string]bool
+}
+
+// UserQuery selects users for a collection.
+type UserQuery struct {
+	Search  string
+	Include []int64
+	Exclude []int64
+	Slugs   []string
+	Roles   []string
+	// HasPublishedOfTypes restricts to users with at least one published
+	// post of one of these types.
+	HasPublishedOfTypes []string
+	OrderBy             string // id, include, name, registered_date, slug, email
+	Order               string
+	Offset              int
+	Limit               int
+}
+
+// UserStore keeps users.
+type UserStore interface {
+	GetUser(ctx context.Context, id int64) (*User, error)
+	GetUsers(ctx context.Context, ids []int64) (map[int64]*User, error)
+	GetUserByLogin(ctx context.Context, login string) (*User, error)
+	GetUserByEmail(ctx context.Context, email string) (*User, error)
+	GetUserBySlug(ctx context.Context, slug string) (*User, error)
+	ListUsers(ctx context.Context, q UserQuery) ([]*User, error)
+	CountUsers(ctx context.Context, q UserQuery) (int64, error)
+	// InsertUser stores u (u.ID must be 0) and sets u.ID; ErrConflict when
+	// the login, email or nicename is taken.
+	InsertUser(ctx context.Context, u *User) error
+	UpdateUser(ctx context.Context, u *User) error
+	DeleteUser(ctx context.Context, id int64) error
+	// CountUsersWithRole counts users holding role.
+	CountUsersWithRole(ctx context.Context, role string) (int64, error)
+}
+
+// AppPassword is one application password of a user. Only its hash is kept.
+type AppPassword struct {
+	ID       int64
+	UUID     string
+	UserID   int64
+	Name     string
+	Hash     string
+	Created  time.Time
+	LastUsed time.Time // zero when never used
+	LastIP   string
+}
+
+// AppPasswordStore keeps application passwords.
+type AppPasswordStore interface {
+	InsertAppPassword(ctx context.Context, p *AppPassword) error
+	ListAppPasswords(ctx context.Context, userID int64) ([]*AppPassword, error)
+	DeleteAppPassword(ctx context.Context, userID int64, uuid string) error
+	// TouchAppPassword records a successful use.
+	TouchAppPassword(ctx context.Context, id int64, at time.Time, ip string) error
+}
+
+// OptionStore keeps site options (key → value), e.g. the shared secret
+// every node uses to sign nonces.
+type OptionStore interface {
+	GetOption(ctx context.Context, name string) (string, error) // ErrNotFound when unset
+	SetOption(ctx context.Context, name, value string) error
+	// AddOption sets name only when it is unset and returns the stored value
+	// (the existing one when another writer won).
+	AddOption(ctx context.Context, name, value string) (string, error)
+}
+
+// Store is the whole storage interface. Consumers should depend on the
+// narrow interfaces above; Store exists for wiring and transactions.
+type Store interface {
+	PostStore
+	UserStore
+	AppPasswordStore
+	OptionStore
+	// Tx runs fn inside one transaction; fn's store sees the writes made
+	// so far. The transaction commits (durably) when fn returns nil.
+	Tx(ctx context.Context, fn func(Store) error) error
+	// Version returns a counter that increases on every committed write;
+	// caches key on it.
+	Version(ctx context.Context) (int64, error)
+	Close() error
+}

@@ -1,0 +1,692 @@
+// Package rest is the API server core: the route registry, dispatch,
+// request parameters with their sanitizing and validation, responses,
+// links and curies, _embed, _envelope and _jsonp, the indexes, OPTIONS and
+// the error format.
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/folio-server/folio/internal/auth"
+)
+
+// Names are the public names of the API: URL prefix, namespace, header
+// prefix and link-relation base.
+type Names struct {
+	Prefix       string // URL path of the API root without trailing slash, e.g. "/api"
+	Namespace    string // e.g. "svc/v2"
+	HeaderPrefix string // e.g. "X-API-"
+	RelBase      string // link-relation base, ending in "/"
+	CurieName    string // curie name of RelBase relations
+}
+
+// DefaultNames returns Folio's own names.
+func DefaultNames() Names {
+	return Names{Prefix: "/api", Namespace: "svc/v2", HeaderPrefix: "X-API-", RelBase: "https://api.folio.dev/", CurieName: "wp"}
+}
+
+// WordPressNames returns the names of the WordPress-compatibility mode.
+func WordPressNames() Names {
+	return Names{Prefix: "/wp-json", Namespace: "wp/v2", HeaderPrefix: "X-WP-", RelBase: "https://api.w.org/", CurieName: "wp"}
+}
+
+// Config configures a Server.
+type Config struct {
+	Names           Names
+	SiteName        string
+	SiteDescription string
+	// SiteURL is the public site URL without trailing slash; "" means the
+	// scheme and host of each request (X-Forwarded-* is not trusted).
+	SiteURL string
+	// MaxBodyBytes bounds JSON and form bodies (default 10 MiB).
+	MaxBodyBytes int64
+	// MaxUploadBytes bounds bodies of Route.Upload routes (default 64 MiB).
+	MaxUploadBytes int64
+	// DisableJSONP makes _jsonp fail with rest_callback_disabled.
+	DisableJSONP bool
+	// Authenticate returns the caller (nil, nil = anonymous). An error
+	// (*Error or *auth.Error) stops the request before routing.
+	Authenticate func(r *http.Request) (*auth.User, error)
+	// HelpURL is the documentation link of the root index.
+	HelpURL string
+	Logger  *slog.Logger
+}
+
+// Server dispatches API requests to registered routes. Register all routes
+// before serving.
+type Server struct {
+	cfg        Config
+	routes     []*route
+	byKey      map[string]*route
+	namespaces []string
+	comp       *compactor
+	log        *slog.Logger
+
+	exposeHeaders []string
+	allowHeaders  []string
+}
+
+var (
+	hdrJSON       = []string{"application/json; charset=UTF-8"}
+	hdrJS         = []string{"application/javascript; charset=UTF-8"}
+	hdrNosniff    = []string{"nosniff"}
+	hdrAllowMeth  = []string{"POST, GET, OPTIONS, PUT, DELETE"}
+	hdrTrue       = []string{"true"}
+	hdrVaryOrigin = []string{"Origin"}
+	hdrExpires    = []string{"Wed, 11 Jan 1984 05:00:00 GMT"}
+	hdrNoCache    = []string{"no-cache, must-revalidate, max-age=0"}
+	hdrPragma     = []string{"no-cache"}
+)
+
+// NewServer returns a server with the built-in root index route.
+func NewServer(cfg Config) *Server {
+	if cfg.Names == (Names{}) {
+		cfg.Names = DefaultNames()
+	}
+	cfg.Names.Prefix = strings.TrimRight(cfg.Names.Prefix, "/")
+	cfg.SiteURL = strings.TrimRight(cfg.SiteURL, "/")
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 10 << 20
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = 64 << 20
+	}
+	if cfg.HelpURL == "" {
+		cfg.HelpURL = "https://developer.wordpress.org/rest-api/"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	hp := cfg.Names.HeaderPrefix
+	s := &Server{
+		cfg:           cfg,
+		byKey:         map[string]*route{},
+		comp:          newCompactor(cfg.Names),
+		log:           cfg.Logger,
+		exposeHeaders: []string{hp + "Total, " + hp + "TotalPages, Link"},
+		allowHeaders:  []string{"Authorization, " + hp + "Nonce, Content-Disposition, Content-MD5, Content-Type"},
+	}
+	s.add("", "/", &Route{Endpoints: []*Endpoint{{
+		Methods: Readable,
+		Handler: s.rootIndex,
+		Args:    []*Arg{{Name: "context", Default: "view"}},
+	}}})
+	return s
+}
+
+// Names returns the server's names.
+func (s *Server) Names() Names { return s.cfg.Names }
+
+// Config returns the server's configuration with defaults applied.
+func (s *Server) Config() Config { return s.cfg }
+
+// Register adds a route under namespace; pattern is relative to the
+// namespace (e.g. `/posts/(?P<id>[\d]+)`), the full key is
+// "/"+namespace+pattern. Routes match in registration order. The first
+// route of a namespace also registers the namespace index route. Routes
+// registered twice merge their endpoints. Register panics on an invalid
+// pattern, like http.ServeMux does.
+func (s *Server) Register(namespace, pattern string, rt *Route) {
+	namespace = strings.Trim(namespace, "/")
+	if !s.hasNamespace(namespace) {
+		s.namespaces = append(s.namespaces, namespace)
+		ns := namespace
+		s.add(ns, "/"+ns, &Route{Endpoints: []*Endpoint{{
+			Methods: Readable,
+			Handler: func(r *Request) (*Response, error) { return s.namespaceIndex(r, ns) },
+			Args:    []*Arg{{Name: "namespace", Default: ns}, {Name: "context", Default: "view"}},
+		}}})
+	}
+	s.add(namespace, "/"+namespace+pattern, rt)
+}
+
+func (s *Server) hasNamespace(ns string) bool {
+	for _, n := range s.namespaces {
+		if n == ns {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) add(namespace, key string, def *Route) {
+	if key != "/" {
+		key = strings.TrimRight(key, "/")
+	}
+	if old, ok := s.byKey[key]; ok {
+		merged := *old.def
+		merged.Endpoints = append(append([]*Endpoint(nil), old.def.Endpoints...), def.Endpoints...)
+		if def.Schema != nil {
+			merged.Schema = def.Schema
+		}
+		if def.Prefetch != nil {
+			merged.Prefetch = def.Prefetch
+		}
+		merged.Upload = merged.Upload || def.Upload
+		def = &merged
+	}
+	rt, err := newRoute(namespace, key, def)
+	if err != nil {
+		panic(fmt.Errorf("rest: register: %w", err))
+	}
+	if old, ok := s.byKey[key]; ok {
+		for i, r := range s.routes {
+			if r == old {
+				s.routes[i] = rt
+			}
+		}
+	} else {
+		s.routes = append(s.routes, rt)
+	}
+	s.byKey[key] = rt
+}
+
+// cleanPath normalises a route path: leading slash, no trailing slash
+// (decisions #9), "" is the root.
+func cleanPath(p string) string {
+	for len(p) > 1 && p[len(p)-1] == '/' {
+		p = p[:len(p)-1]
+	}
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		return "/" + p
+	}
+	return p
+}
+
+// find returns the first route matching path with an endpoint for method.
+func (s *Server) find(method, path string) (*route, *endpoint, map[string]string) {
+	lower := strings.ToLower(path)
+	for _, rt := range s.routes {
+		ok, params := rt.match(path, lower)
+		if !ok {
+			continue
+		}
+		if ep := rt.endpointFor(method); ep != nil {
+			return rt, ep, params
+		}
+	}
+	return nil, nil, nil
+}
+
+// findAny returns the first route matching path, whatever the method,
+// with its captures.
+func (s *Server) findAny(path string) (*route, map[string]string) {
+	lower := strings.ToLower(path)
+	for _, rt := range s.routes {
+		if ok, params := rt.match(path, lower); ok {
+			return rt, params
+		}
+	}
+	return nil, nil
+}
+
+func noRoute() *Error { return NewError("rest_no_route", http.StatusNotFound, msgNoRoute) }
+
+// Dispatch runs one request through matching, parameters, permission and
+// handler, and adds the Allow header. It never panics.
+func (s *Server) Dispatch(req *Request) *Response {
+	if req.srv == nil {
+		req.srv = s
+	}
+	req.Method = strings.ToUpper(req.Method)
+	req.Path = cleanPath(req.Path)
+	if req.Method == http.MethodOptions {
+		return s.options(req)
+	}
+	if !s.bind(req) {
+		return errorResponse(noRoute())
+	}
+	resp := s.execute(req)
+	s.addAllow(req, resp)
+	return resp
+}
+
+// bind matches req to a route and endpoint.
+func (s *Server) bind(req *Request) bool {
+	rt, ep, params := s.find(req.Method, req.Path)
+	if rt == nil {
+		return false
+	}
+	req.rt, req.ep, req.Route = rt, ep, rt.key
+	if len(params) > 0 {
+		if req.URLParams == nil {
+			req.URLParams = params
+		} else {
+			for k, v := range params {
+				req.URLParams[k] = v
+			}
+		}
+	}
+	return true
+}
+
+// execute runs the parameter pipeline, the permission check and the
+// handler of a bound request, recovering panics.
+func (s *Server) execute(req *Request) (resp *Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("rest: panic in handler", "method", req.Method, "path", req.Path, "panic", p, "stack", string(debug.Stack()))
+			resp = errorResponse(NewError("rest_internal_error", http.StatusInternalServerError, msgInternal))
+		}
+	}()
+	if e := req.validate(); e != nil {
+		return errorResponse(e)
+	}
+	if e := s.checkPermission(req); e != nil {
+		return errorResponse(e)
+	}
+	out, err := req.ep.Handler(req)
+	if err != nil {
+		return errorResponse(s.apiError(req, err))
+	}
+	if out == nil {
+		out = NewResponse(http.StatusOK, nil)
+	}
+	if out.Status == 0 {
+		out.Status = http.StatusOK
+	}
+	return out
+}
+
+// checkPermission runs the bound endpoint's permission check and records
+// its answer for the Allow header.
+func (s *Server) checkPermission(req *Request) *Error {
+	if req.ep.Permission == nil {
+		return nil
+	}
+	err := req.ep.Permission(req)
+	req.permDone = true
+	req.permOK = err == nil
+	if err == nil {
+		return nil
+	}
+	return s.apiError(req, err)
+}
+
+// apiError turns an error of a handler or permission check into an API
+// error.
+func (s *Server) apiError(req *Request, err error) *Error {
+	if errors.Is(err, ErrForbidden) {
+		return AuthError(req, "rest_forbidden", msgForbidden)
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var au *auth.Error
+	if errors.As(err, &au) {
+		return NewError(au.Code, au.Status, au.Message)
+	}
+	s.log.Error("rest: request failed", "method", req.Method, "path", req.Path, "err", err)
+	return NewError("rest_internal_error", http.StatusInternalServerError, msgInternal)
+}
+
+// allowed reports whether e's permission check says yes for req.
+func (s *Server) allowed(req *Request, e *endpoint) (ok bool) {
+	if e.Permission == nil {
+		return true
+	}
+	if e == req.ep && req.permDone {
+		return req.permOK
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("rest: panic in permission check", "path", req.Path, "panic", p)
+			ok = false
+		}
+	}()
+	return e.Permission(req.probe(e)) == nil
+}
+
+// allowHeader computes the Allow header of the matched route (§7.4).
+func (s *Server) allowHeader(req *Request) string {
+	var seen [8]string
+	methods := seen[:0]
+	for _, e := range req.rt.endpoints {
+		if !s.allowed(req, e) {
+			continue
+		}
+	next:
+		for _, m := range e.methods {
+			if m == http.MethodHead {
+				continue
+			}
+			for _, x := range methods {
+				if x == m {
+					continue next
+				}
+			}
+			methods = append(methods, m)
+		}
+	}
+	switch len(methods) {
+	case 0:
+		return ""
+	case 1:
+		return methods[0]
+	}
+	return strings.Join(methods, ", ")
+}
+
+func (s *Server) addAllow(req *Request, resp *Response) {
+	if req.rt == nil {
+		return
+	}
+	if allow := s.allowHeader(req); allow != "" {
+		if resp.Header == nil {
+			resp.Header = make(http.Header, 4)
+		}
+		resp.Header["Allow"] = []string{allow}
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// validCallback reports whether s is an acceptable JSONP callback name
+// ([A-Za-z0-9_.]+).
+func validCallback(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// ServeHTTP serves the API. Mount it at Names.Prefix+"/" (and
+// Names.Prefix); r.URL.Path includes the prefix.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["Content-Type"] = hdrJSON
+	h["X-Content-Type-Options"] = hdrNosniff
+	h["Access-Control-Expose-Headers"] = s.exposeHeaders
+	h["Access-Control-Allow-Headers"] = s.allowHeaders
+	if origin := r.Header.Get("Origin"); origin != "" {
+		h["Access-Control-Allow-Origin"] = []string{origin}
+		h["Access-Control-Allow-Methods"] = hdrAllowMeth
+		h["Access-Control-Allow-Credentials"] = hdrTrue
+		h["Vary"] = hdrVaryOrigin
+	}
+
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("rest: panic while serving", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			s.writeError(w, NewError("rest_internal_error", http.StatusInternalServerError, msgInternal))
+		}
+	}()
+
+	q := r.URL.Query()
+	path := r.URL.Path
+	if p := s.cfg.Names.Prefix; strings.HasPrefix(path, p) && (len(path) == len(p) || path[len(p)] == '/') {
+		path = path[len(p):]
+	}
+	path = cleanPath(path)
+	if path == "/" {
+		if rr := q.Get("rest_route"); rr != "" {
+			path = cleanPath(rr)
+		}
+	}
+
+	callback := ""
+	if vs, ok := q["_jsonp"]; ok {
+		if s.cfg.DisableJSONP {
+			s.writeError(w, NewError("rest_callback_disabled", http.StatusBadRequest, "JSONP support is disabled on this site."))
+			return
+		}
+		if len(vs) > 0 {
+			callback = vs[len(vs)-1]
+		}
+		if !validCallback(callback) {
+			s.writeError(w, NewError("rest_callback_invalid", http.StatusBadRequest, "The JSONP callback function is invalid."))
+			return
+		}
+	}
+
+	method := r.Method
+	if m, ok := q["_method"]; ok && len(m) > 0 && m[len(m)-1] != "" {
+		method = m[len(m)-1]
+	} else if m := r.Header.Get("X-HTTP-Method-Override"); m != "" {
+		method = m
+	}
+	method = strings.ToUpper(method)
+
+	req := &Request{
+		Method: method,
+		Path:   path,
+		Header: r.Header,
+		Query:  q,
+		HTTP:   r,
+		ctx:    r.Context(),
+		srv:    s,
+	}
+	if s.cfg.SiteURL != "" {
+		req.base = s.cfg.SiteURL
+	} else {
+		req.base = requestBase(r)
+	}
+
+	var resp *Response
+	var form *multipart.Form
+	if s.cfg.Authenticate != nil {
+		u, err := s.cfg.Authenticate(r)
+		if err != nil {
+			resp = errorResponse(s.apiError(req, err))
+		} else {
+			req.User = u
+		}
+	}
+	if req.User != nil {
+		h["Expires"] = hdrExpires
+		h["Cache-Control"] = hdrNoCache
+		h["Pragma"] = hdrPragma
+	}
+	if resp == nil {
+		if method == http.MethodOptions {
+			resp = s.options(req)
+		} else if !s.bind(req) {
+			resp = errorResponse(noRoute())
+		} else {
+			var e *Error
+			form, e = s.readBody(w, r, req)
+			if e != nil {
+				resp = errorResponse(e)
+			} else {
+				resp = s.execute(req)
+			}
+			s.addAllow(req, resp)
+		}
+	}
+	if form != nil {
+		defer func() { _ = form.RemoveAll() }()
+	}
+	_, embed := q["_embed"]
+	_, envelope := q["_envelope"]
+	s.write(w, req, resp, embed, envelope, callback)
+}
+
+// write encodes resp and sends it.
+func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embed, envelope bool, callback string) {
+	h := w.Header()
+	bp := bufPool.Get().(*[]byte)
+	e := encoder{buf: (*bp)[:0], c: s.comp}
+	if embed {
+		e.embeds = s.embedAll(req, resp.Data)
+	}
+	status := resp.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if callback != "" {
+		h["Content-Type"] = hdrJS
+		e.buf = append(e.buf, "/**/"...)
+		e.buf = append(e.buf, callback...)
+		e.buf = append(e.buf, '(')
+	}
+	if envelope {
+		e.buf = append(e.buf, `{"body":`...)
+		e.value(resp.Data)
+		e.buf = append(e.buf, `,"status":`...)
+		e.buf = strconv.AppendInt(e.buf, int64(status), 10)
+		e.buf = append(e.buf, `,"headers":`...)
+		hdrs := make(map[string]string, len(resp.Header))
+		for k, v := range resp.Header {
+			hdrs[s.headerName(k)] = strings.Join(v, ", ")
+		}
+		e.value(hdrs)
+		e.buf = append(e.buf, '}')
+		status = http.StatusOK
+	} else {
+		for k, v := range resp.Header {
+			h[k] = v
+		}
+		e.value(resp.Data)
+	}
+	if callback != "" {
+		e.buf = append(e.buf, ')')
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(e.buf))}
+	w.WriteHeader(status)
+	if req.Method != http.MethodHead && req.HTTP != nil && req.HTTP.Method != http.MethodHead {
+		_, _ = w.Write(e.buf)
+	}
+	if cap(e.buf) <= 1<<20 {
+		*bp = e.buf[:0]
+		bufPool.Put(bp)
+	}
+}
+
+// headerName restores the configured spelling of the total headers, which
+// http.Header stores canonicalised ("X-Api-Total").
+func (s *Server) headerName(k string) string {
+	hp := s.cfg.Names.HeaderPrefix
+	switch {
+	case strings.EqualFold(k, hp+"Total"):
+		return hp + "Total"
+	case strings.EqualFold(k, hp+"TotalPages"):
+		return hp + "TotalPages"
+	}
+	return k
+}
+
+// writeError sends an error before a request was built.
+func (s *Server) writeError(w http.ResponseWriter, e *Error) {
+	b := (&encoder{c: s.comp}).encodeError(e)
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(e.HTTPStatus())
+	_, _ = w.Write(b)
+}
+
+func (e *encoder) encodeError(x *Error) []byte {
+	e.errorBody(x)
+	return e.buf
+}
+
+// readBody reads and parses the body of a bound request: JSON when the
+// content type is application/json, form fields for POST, PUT and PATCH.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, req *Request) (*multipart.Form, *Error) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return nil, nil
+	}
+	limit := s.cfg.MaxBodyBytes
+	if req.rt.def.Upload {
+		limit = s.cfg.MaxUploadBytes
+	}
+	tooLarge := NewError("rest_request_too_large", http.StatusRequestEntityTooLarge, msgTooLarge)
+	if r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge
+		}
+		return nil, NewError("rest_invalid_body", http.StatusBadRequest, "The request body could not be read.")
+	}
+	req.Body = body
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	switch {
+	case mt == "application/json":
+		if len(bytes.TrimSpace(body)) == 0 {
+			return nil, nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		var v any
+		err := dec.Decode(&v)
+		if err == nil && dec.More() {
+			err = errors.New("unexpected data after the JSON value")
+		}
+		if err == nil {
+			if _, terr := dec.Token(); terr != io.EOF {
+				err = errors.New("unexpected data after the JSON value")
+			}
+		}
+		if err != nil {
+			return nil, NewError("rest_invalid_json", http.StatusBadRequest, "Invalid JSON body passed: "+err.Error())
+		}
+		if m, ok := normalizeJSON(v).(map[string]any); ok {
+			req.JSON = m
+		}
+	case !req.formAllowed():
+	case mt == "" || mt == "application/x-www-form-urlencoded":
+		vals, _ := url.ParseQuery(string(body))
+		req.Form = vals
+	case mt == "multipart/form-data":
+		_, params, err := mime.ParseMediaType(ct)
+		if err != nil || params["boundary"] == "" {
+			return nil, NewError("rest_invalid_body", http.StatusBadRequest, "The multipart body has no boundary.")
+		}
+		form, err := multipart.NewReader(bytes.NewReader(body), params["boundary"]).ReadForm(32 << 20)
+		if err != nil {
+			return nil, NewError("rest_invalid_body", http.StatusBadRequest, "The multipart body could not be parsed.")
+		}
+		req.Form = url.Values(form.Value)
+		req.Files = form.File
+		return form, nil
+	}
+	return nil, nil
+}
+
+// normalizeJSON turns json.Number values into int64 (integral) or float64.
+func normalizeJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeJSON(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeJSON(e)
+		}
+	}
+	return v
+}

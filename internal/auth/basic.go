@@ -1,0 +1,194 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+var _ Authenticator = (*BasicAuth)(nil)
+
+// touchInterval is how often at most the last use of one application
+// password is written to the store.
+const touchInterval = time.Minute
+
+// touchedMax bounds the in-memory record of recent writes; past it, entries
+// older than touchInterval are dropped.
+const touchedMax = 4096
+
+// BasicAuth authenticates HTTP Basic credentials: a login (or email) and one
+// of that user's application passwords. The account password is never
+// accepted here (cli.md).
+//
+// An Authorization header that is present but malformed, names an unknown
+// user, carries no matching application password or uses another scheme
+// gives a 401 rest_authentication_failed *Error; the message never says which
+// part was wrong. Store failures are returned as plain wrapped errors.
+// Passwords are never logged.
+type BasicAuth struct {
+	Users store.UserStore
+	Apps  store.AppPasswordStore
+	// Roles resolves the user's capabilities; nil means DefaultRoles.
+	Roles *Roles
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger, when set, receives failures to record an application
+	// password's last use (which do not fail the request).
+	Logger *slog.Logger
+
+	mu sync.Mutex
+	// touched maps application password ids to when their last use was
+	// last written, so that a busy client does not cause a database write
+	// on every request.
+	touched map[int64]time.Time
+}
+
+// errAuthFailed builds the one error every kind of bad credentials gets.
+func errAuthFailed() *Error {
+	return &Error{
+		Code:    "rest_authentication_failed",
+		Message: "The login or application password is incorrect.",
+		Status:  http.StatusUnauthorized,
+	}
+}
+
+// Authenticate implements Authenticator.
+func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
+	vals := r.Header.Values("Authorization")
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	if len(vals) != 1 {
+		return nil, errAuthFailed()
+	}
+	login, pw, ok := parseBasic(vals[0])
+	if !ok {
+		return nil, errAuthFailed()
+	}
+	ctx := r.Context()
+	hash := HashAppPassword(pw)
+
+	rec, err := b.lookup(ctx, login)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errAuthFailed()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("basic auth: load user: %w", err)
+	}
+	apps, err := b.Apps.ListAppPasswords(ctx, rec.ID)
+	if err != nil {
+		return nil, fmt.Errorf("basic auth: list application passwords: %w", err)
+	}
+	var match *store.AppPassword
+	for _, p := range apps {
+		// Compare against every stored hash so the time taken does not
+		// depend on which one matches.
+		if subtle.ConstantTimeCompare([]byte(hash), []byte(p.Hash)) == 1 && match == nil {
+			match = p
+		}
+	}
+	if match == nil {
+		return nil, errAuthFailed()
+	}
+	b.touch(ctx, match, clientIP(r))
+	return NewUser(rec, b.Roles), nil
+}
+
+// lookup finds the user by login, or by email when login looks like one.
+func (b *BasicAuth) lookup(ctx context.Context, login string) (*store.User, error) {
+	u, err := b.Users.GetUserByLogin(ctx, login)
+	if errors.Is(err, store.ErrNotFound) && strings.Contains(login, "@") {
+		u, err = b.Users.GetUserByEmail(ctx, login)
+	}
+	if err == nil && u == nil {
+		err = store.ErrNotFound
+	}
+	return u, err
+}
+
+// parseBasic splits a Basic Authorization header value into login and
+// password; ok is false for any other scheme or a malformed value.
+func parseBasic(v string) (login, pw string, ok bool) {
+	scheme, rest, found := strings.Cut(strings.TrimSpace(v), " ")
+	if !found || !strings.EqualFold(scheme, "Basic") {
+		return "", "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	if err != nil {
+		return "", "", false
+	}
+	login, pw, found = strings.Cut(string(raw), ":")
+	if !found || login == "" || pw == "" {
+		return "", "", false
+	}
+	return login, pw, true
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (b *BasicAuth) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+// touch records a successful use of p, at most once per touchInterval per
+// password (also across nodes, through the stored LastUsed).
+func (b *BasicAuth) touch(ctx context.Context, p *store.AppPassword, ip string) {
+	now := b.now()
+	recent := func(t time.Time) bool {
+		d := now.Sub(t)
+		return !t.IsZero() && d > -touchInterval && d < touchInterval
+	}
+	b.mu.Lock()
+	if b.touched == nil {
+		b.touched = map[int64]time.Time{}
+	}
+	if recent(b.touched[p.ID]) {
+		b.mu.Unlock()
+		return
+	}
+	if recent(p.LastUsed) {
+		b.touched[p.ID] = p.LastUsed
+		b.mu.Unlock()
+		return
+	}
+	if len(b.touched) >= touchedMax {
+		for id, t := range b.touched {
+			if !recent(t) {
+				delete(b.touched, id)
+			}
+		}
+	}
+	// Reserve the slot before writing so concurrent requests write once.
+	b.touched[p.ID] = now
+	b.mu.Unlock()
+
+	if err := b.Apps.TouchAppPassword(ctx, p.ID, now, ip); err != nil {
+		b.mu.Lock()
+		if b.touched[p.ID].Equal(now) {
+			delete(b.touched, p.ID)
+		}
+		b.mu.Unlock()
+		if b.Logger != nil {
+			b.Logger.Warn("record application password use", "app_password_id", p.ID, "user_id", p.UserID, "err", err)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/folio-server/folio/internal/bench"
+	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/server"
+	"github.com/folio-server/folio/internal/store"
+	"github.com/spf13/cobra"
+)
+
+func newBenchCmd() *cobra.Command {
+	var (
+		opts bench.Options
+		out  string
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmark Folio against a trivial JSON server on this machine",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts.Log = cmd.ErrOrStderr()
+			opts.OpenStore = func(ctx context.Context, dataDir string) (store.Store, error) {
+				cfg := config.Default()
+				cfg.DataDir = dataDir
+				return server.OpenStore(ctx, cfg)
+			}
+			rep, err := bench.Run(ctx, opts)
+			if err != nil {
+				return err
+			}
+			var md strings.Builder
+			if err := rep.WriteMarkdown(&md); err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), md.String())
+			if out != "" {
+				if err := os.WriteFile(out, []byte(md.String()), 0o644); err != nil {
+					return fmt.Errorf("write report: %w", err)
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&opts.Posts, "posts", bench.DefaultPosts, "number of published posts to seed")
+	fl.DurationVar(&opts.Duration, "duration", bench.DefaultDuration, "duration of each scenario")
+	fl.IntVar(&opts.Connections, "connections", bench.DefaultConnections, "concurrent keep-alive connections")
+	fl.Int64Var(&opts.MaxRequests, "max-requests", bench.DefaultMaxRequests, "maximum requests per scenario")
+	fl.StringVar(&out, "out", "", "also write the report to this markdown file")
+	return cmd
+}
+
+// newBenchHelloCmd is the hidden baseline server `folio bench` starts.
+func newBenchHelloCmd() *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:    "bench-hello",
+		Short:  "Serve a trivial JSON response (the benchmark's baseline)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen: %w", err)
+			}
+			hs := &http.Server{Handler: bench.HelloHandler(), ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
+			errc := make(chan error, 1)
+			go func() { errc <- hs.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return fmt.Errorf("serve: %w", err)
+			case <-ctx.Done():
+			}
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return hs.Shutdown(sctx)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "listen address")
+	return cmd
+}

@@ -1,0 +1,515 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// folioBin is the binary built once for the end-to-end tests.
+var folioBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "folio-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	folioBin = filepath.Join(dir, "folio")
+	build := exec.Command("go", "build", "-o", folioBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build folio:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cleanEnv is the test process's environment without FOLIO_* variables,
+// plus extra.
+func cleanEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FOLIO_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs the folio binary to completion.
+func run(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(folioBin, args...)
+	cmd.Env = cleanEnv(env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run folio %v: %v", args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// mustRun runs folio and fails the test unless it exits 0.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	r := run(t, nil, args...)
+	if r.code != 0 {
+		t.Fatalf("folio %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// createAdmin creates an administrator and an application password and
+// returns the password.
+func createAdmin(t *testing.T, dir string) string {
+	t.Helper()
+	mustRun(t, "user", "create", "--data", dir, "--login", "admin", "--email", "admin@example.com", "--password", "secret-pw", "--role", "administrator")
+	out := mustRun(t, "user", "app-password", "--data", dir, "--login", "admin")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	r := run(t, nil, "version")
+	if r.code != 0 || !regexp.MustCompile(`^folio dev \(go1\.\d+`).MatchString(r.stdout) {
+		t.Errorf("version: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestVersionFromLdflags(t *testing.T) {
+	old := version
+	defer func() { version = old }()
+	version = "v1.2.3"
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"version"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "folio v1.2.3 (go") {
+		t.Errorf("version output = %q", out.String())
+	}
+}
+
+func TestUnknownCommandFails(t *testing.T) {
+	t.Parallel()
+	r := run(t, nil, "frobnicate")
+	if r.code != 1 || !strings.Contains(r.stderr, "unknown command") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestMigrateCreatesDatabase(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "fresh")
+	out := mustRun(t, "migrate", "--data", dir)
+	if !strings.Contains(out, "migrations applied") {
+		t.Errorf("stdout = %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "folio.db")); err != nil {
+		t.Fatal(err)
+	}
+	// Running it again is a no-op that succeeds.
+	mustRun(t, "migrate", "--data", dir)
+}
+
+func TestDatabaseCommandsFail(t *testing.T) {
+	t.Parallel()
+	badConfig := filepath.Join(t.TempDir(), "folio.toml")
+	if err := os.WriteFile(badConfig, []byte("colour = \"red\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"postgres not built", nil, []string{"migrate", "--database", "postgres://u@localhost/folio"}, "PostgreSQL support is not built yet"},
+		{"postgres from env", []string{"FOLIO_DATABASE_URL=postgres://u@h/db"}, []string{"user", "list", "--data", dir}, "PostgreSQL"},
+		{"unknown config key", nil, []string{"migrate", "--data", dir, "--config", badConfig}, "colour"},
+		{"config from env", []string{"FOLIO_CONFIG=" + badConfig}, []string{"migrate", "--data", dir}, "colour"},
+		{"bad compat", nil, []string{"serve", "--data", dir, "--compat", "drupal", "--addr", "127.0.0.1:0"}, "drupal"},
+		{"bad role", nil, []string{"user", "create", "--data", dir, "--login", "x", "--email", "x@example.com", "--password", "p", "--role", "king"}, `unknown role "king"`},
+		{"bad email", nil, []string{"user", "create", "--data", dir, "--login", "x", "--email", "nope", "--password", "p", "--role", "author"}, "invalid email"},
+		{"bad login", nil, []string{"user", "create", "--data", dir, "--login", "a/b", "--email", "x@example.com", "--password", "p", "--role", "author"}, "login"},
+		{"missing flags", nil, []string{"user", "create", "--data", dir, "--login", "x"}, "required flag"},
+		{"app password for nobody", nil, []string{"user", "app-password", "--data", dir, "--login", "ghost"}, `no user with login "ghost"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := run(t, tt.env, tt.args...)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr %q does not contain %q", r.stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestUserCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := mustRun(t, "user", "create", "--data", dir, "--login", "Jane.Doe", "--email", "jane@example.com", "--password", "pw", "--role", "editor")
+	id, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	if err != nil || id <= 0 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("user create printed %q, want one id line", out)
+	}
+
+	dups := []struct{ name, login, email, want string }{
+		{"same login", "Jane.Doe", "other@example.com", `login "Jane.Doe" already exists`},
+		{"same email", "jane2", "jane@example.com", `email "jane@example.com" already exists`},
+	}
+	for _, d := range dups {
+		r := run(t, nil, "user", "create", "--data", dir, "--login", d.login, "--email", d.email, "--password", "pw", "--role", "author")
+		if r.code != 1 || !strings.Contains(r.stderr, d.want) || r.stdout != "" {
+			t.Errorf("%s: exit %d stdout %q stderr %q", d.name, r.code, r.stdout, r.stderr)
+		}
+	}
+
+	out2 := mustRun(t, "user", "create", "--data", dir, "--login", "bob", "--email", "bob@example.com", "--password", "pw", "--role", "subscriber")
+	id2, _ := strconv.ParseInt(strings.TrimSpace(out2), 10, 64)
+	if id2 <= id {
+		t.Errorf("second id %d not after first %d", id2, id)
+	}
+
+	pw1 := strings.TrimSpace(lastLineOf(mustRun(t, "user", "app-password", "--data", dir, "--login", "bob")))
+	pw2 := strings.TrimSpace(lastLineOf(mustRun(t, "user", "app-password", "--data", dir, "--login", "bob", "--name", "phone")))
+	if len(strings.ReplaceAll(pw1, " ", "")) < 16 || pw1 == pw2 {
+		t.Errorf("app passwords %q and %q", pw1, pw2)
+	}
+
+	list := mustRun(t, "user", "list", "--data", dir)
+	lines := strings.Split(strings.TrimRight(list, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("user list has %d lines:\n%s", len(lines), list)
+	}
+	wantRows := [][]string{
+		{"ID", "LOGIN", "EMAIL", "ROLES"},
+		{strconv.FormatInt(id, 10), "Jane.Doe", "jane@example.com", "editor"},
+		{strconv.FormatInt(id2, 10), "bob", "bob@example.com", "subscriber"},
+	}
+	for i, want := range wantRows {
+		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("line %d = %q, want %q", i, got, want)
+		}
+	}
+
+	// FOLIO_DATA selects the same site.
+	r := run(t, []string{"FOLIO_DATA=" + dir}, "user", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "jane@example.com") {
+		t.Errorf("user list with FOLIO_DATA: exit %d, %q", r.code, r.stdout)
+	}
+	// --database names the SQLite file directly.
+	r = run(t, nil, "user", "list", "--database", filepath.Join(dir, "folio.db"))
+	if r.code != 0 || !strings.Contains(r.stdout, "bob@example.com") {
+		t.Errorf("user list with --database: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func lastLineOf(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestSlugify(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"admin":         "admin",
+		"Jane.Doe":      "jane-doe",
+		"john smith":    "john-smith",
+		"a@b.com":       "ab-com",
+		"under_score":   "under_score",
+		"--x--":         "x",
+		"@@@":           "user",
+		"Mixed  Spaces": "mixed-spaces",
+	}
+	for in, want := range tests {
+		if got := slugify(in); got != want {
+			t.Errorf("slugify(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// serveProc is a running `folio serve`.
+type serveProc struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *syncBuf
+	rest   chan string // stdout lines after the first
+	done   chan error
+}
+
+func startServe(t *testing.T, env []string, args ...string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(folioBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = cleanEnv(env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: cmd, stderr: &syncBuf{}, rest: make(chan string, 100), done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		n := 0
+		for sc.Scan() {
+			if n == 0 {
+				first <- sc.Text()
+			} else {
+				p.rest <- sc.Text()
+			}
+			n++
+		}
+		close(p.rest)
+		if n == 0 {
+			close(first)
+		}
+	}()
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	select {
+	case line, ok := <-first:
+		m := regexp.MustCompile(`^listening on (http://127\.0\.0\.1:(\d+))$`).FindStringSubmatch(line)
+		if !ok || m == nil || m[2] == "0" {
+			<-p.done
+			t.Fatalf("first stdout line %q; stderr:\n%s", line, p.stderr)
+		}
+		p.url = m[1]
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no listening line; stderr:\n%s", p.stderr)
+	}
+	return p
+}
+
+// syncBuf is a bytes.Buffer that may be read while the child writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// stop sends sig and returns the exit code.
+func (p *serveProc) stop(t *testing.T, sig os.Signal) int {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-p.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop within 20s")
+		return -1
+	}
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "site")
+	p := startServe(t, nil, "--data", dir)
+
+	// A fresh site was created, and the log says how to add an admin.
+	if _, err := os.Stat(filepath.Join(dir, "folio.db")); err != nil {
+		t.Fatal(err)
+	}
+
+	resp, err := http.Get(p.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Link"), "<"+p.url+"/api/>") || !strings.Contains(string(body), `href="`+p.url+`/api/"`) {
+		t.Errorf("GET / = %d, Link %q, body %s", resp.StatusCode, resp.Header.Get("Link"), body)
+	}
+
+	// Users can be created while the server runs on the same database.
+	pass := createAdmin(t, dir)
+
+	post := func(auth bool) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", p.url+"/api/svc/v2/posts", strings.NewReader(`{"title":"Hello from the test","content":"Body text","status":"publish"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth {
+			req.SetBasicAuth("admin", pass)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	if code, m := post(true); code != 201 || m["id"] == nil {
+		t.Errorf("POST with app password = %d %v", code, m)
+	}
+	if code, _ := post(false); code != 401 {
+		t.Errorf("anonymous POST = %d, want 401", code)
+	}
+
+	resp, err = http.Get(p.url + "/api/svc/v2/posts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var posts []map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&posts)
+	resp.Body.Close()
+	if err != nil || len(posts) != 1 || resp.Header.Get("X-API-Total") != "1" {
+		t.Errorf("GET posts: %v, %d posts, total %q", err, len(posts), resp.Header.Get("X-API-Total"))
+	}
+
+	if code := p.stop(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("exit code after SIGTERM = %d; stderr:\n%s", code, p.stderr)
+	}
+	for line := range p.rest {
+		t.Errorf("serve printed more than one stdout line: %q", line)
+	}
+	if !strings.Contains(p.stderr.String(), "folio user create --data "+dir) {
+		t.Errorf("stderr lacks the admin hint:\n%s", p.stderr)
+	}
+}
+
+func TestServeStopsOnSIGINTAndKeepsNoHintWithAdmin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	createAdmin(t, dir)
+	p := startServe(t, []string{"FOLIO_DATA=" + dir, "FOLIO_COMPAT=wordpress"})
+	resp, err := http.Get(p.url + "/wp-json/wp/v2/posts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("X-WP-Total") == "" {
+		t.Errorf("wordpress names: %d, X-WP-Total %q", resp.StatusCode, resp.Header.Get("X-WP-Total"))
+	}
+	if code := p.stop(t, os.Interrupt); code != 0 {
+		t.Errorf("exit code after SIGINT = %d", code)
+	}
+	if strings.Contains(p.stderr.String(), "user create") {
+		t.Errorf("admin hint printed although an admin exists:\n%s", p.stderr)
+	}
+}
+
+func TestServeConfigFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "folio.toml")
+	err := os.WriteFile(cfg, []byte(`
+[site]
+title = "Config Title"
+
+[[post_types]]
+name = "book"
+rest_base = "books"
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, nil, "--data", filepath.Join(dir, "data"), "--config", cfg)
+	defer p.stop(t, syscall.SIGTERM)
+	resp, err := http.Get(p.url + "/api/svc/v2/books")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("GET books = %d", resp.StatusCode)
+	}
+	resp, err = http.Get(p.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "<title>Config Title</title>") {
+		t.Errorf("root page does not use the site title:\n%s", b)
+	}
+}
+
+func TestBenchSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark")
+	}
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "bench.md")
+	r := run(t, nil, "bench", "--posts", "60", "--duration", "150ms", "--connections", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("bench: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	file, err := os.ReadFile(out)
+	if err != nil || string(file) != r.stdout {
+		t.Errorf("--out file differs from stdout (%v)", err)
+	}
+	row := regexp.MustCompile(`(?m)^\| (.+?) \| (\d+) \| \d+ \| [\d.]+ ms \| [\d.]+ ms \| (\d+) \| [\d.]+ \|$`)
+	rows := row.FindAllStringSubmatch(r.stdout, -1)
+	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts/<id>", "POST /posts"}
+	if len(rows) != len(names) {
+		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(names), r.stdout)
+	}
+	for i, m := range rows {
+		if m[1] != names[i] || m[2] == "0" || m[3] != "0" {
+			t.Errorf("row %d: scenario %q requests %s errors %s", i, m[1], m[2], m[3])
+		}
+	}
+	if !strings.Contains(r.stdout, "peak RSS") || strings.Contains(r.stdout, "peak RSS n/a") {
+		t.Errorf("no server memory in report:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,346 @@
+// Package bench is Folio's own benchmark: it seeds a site, starts `folio
+// serve` and a trivial JSON "hello" server as subprocesses, drives a fixed
+// set of scenarios against them with a closed-loop load generator and
+// reports throughput and latency as ratios to the hello baseline, plus the
+// server's peak memory. Numbers are only comparable within one run.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// Defaults for Options.
+const (
+	DefaultPosts       = 10000
+	DefaultDuration    = 5 * time.Second
+	DefaultConnections = 16
+	DefaultMaxRequests = 500000
+	// DefaultAuthors is how many authors own the seeded posts.
+	DefaultAuthors = 4
+)
+
+// The administrator the benchmark creates to post with.
+const (
+	adminLogin = "benchadmin"
+	adminEmail = "benchadmin@example.com"
+)
+
+// Options configure a benchmark run.
+type Options struct {
+	// Posts is the number of published posts to seed.
+	Posts int
+	// Duration bounds each scenario.
+	Duration time.Duration
+	// Connections is the number of concurrent keep-alive connections.
+	Connections int
+	// MaxRequests bounds each scenario's request count.
+	MaxRequests int64
+	// Exe is the folio binary to run as subprocesses; empty means the
+	// running executable.
+	Exe string
+	// DataDir is where the site is seeded; empty means a new temporary
+	// directory, removed at the end.
+	DataDir string
+	// OpenStore opens and migrates the store of a data directory (the
+	// caller passes server.OpenStore wired to a config).
+	OpenStore func(ctx context.Context, dataDir string) (store.Store, error)
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+func (o *Options) defaults() error {
+	if o.Posts < 0 {
+		return fmt.Errorf("posts %d: must not be negative", o.Posts)
+	}
+	if o.Duration <= 0 {
+		o.Duration = DefaultDuration
+	}
+	if o.Connections <= 0 {
+		o.Connections = DefaultConnections
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = DefaultMaxRequests
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.OpenStore == nil {
+		return errors.New("bench: no store opener")
+	}
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find folio executable: %w", err)
+		}
+		o.Exe = exe
+	}
+	return nil
+}
+
+// Scenario is the measurement of one scenario.
+type Scenario struct {
+	Name string
+	Result
+	// Ratio is this scenario's throughput divided by hello's.
+	Ratio float64
+}
+
+// Report is the outcome of a benchmark run.
+type Report struct {
+	Posts       int
+	Connections int
+	Duration    time.Duration
+	CPUs        int
+	GoVersion   string
+	Scenarios   []Scenario
+	// Server is the folio server's memory after the run (Peak is VmHWM).
+	Server Memory
+	// Hello is the hello server's memory, for scale.
+	Hello Memory
+}
+
+// Run seeds a site, starts the servers and runs every scenario.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	dir := opts.DataDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "folio-bench-")
+		if err != nil {
+			return nil, fmt.Errorf("create temp dir: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(opts.Log, format+"\n", args...) }
+
+	logf("seeding %d posts in %s", opts.Posts, dir)
+	t0 := time.Now()
+	ids, err := seed(ctx, opts, dir)
+	if err != nil {
+		return nil, err
+	}
+	logf("seeded in %s", time.Since(t0).Round(time.Millisecond))
+
+	if err := runCLI(ctx, opts.Exe, "user", "create", "--data", dir, "--login", adminLogin,
+		"--email", adminEmail, "--password", "bench-"+randomToken(), "--role", "administrator"); err != nil {
+		return nil, err
+	}
+	out, err := cliOutput(ctx, opts.Exe, "user", "app-password", "--data", dir, "--login", adminLogin, "--name", "bench")
+	if err != nil {
+		return nil, err
+	}
+	appPass := lastLine(out)
+
+	folio, err := startProcess(ctx, opts.Exe, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	if err != nil {
+		return nil, err
+	}
+	defer folio.stop(20 * time.Second)
+	hello, err := startProcess(ctx, opts.Exe, "bench-hello", "--addr", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer hello.stop(5 * time.Second)
+	logf("folio at %s (pid %d), hello at %s (pid %d)", folio.URL, folio.Pid(), hello.URL, hello.Pid())
+
+	rep := &Report{
+		Posts:       opts.Posts,
+		Connections: opts.Connections,
+		Duration:    opts.Duration,
+		CPUs:        runtime.NumCPU(),
+		GoVersion:   runtime.Version(),
+	}
+	client := NewClient(opts.Connections)
+	defer client.CloseIdleConnections()
+	for _, sc := range scenarios(folio.URL, hello.URL, ids, adminLogin, appPass) {
+		logf("running %s", sc.name)
+		load := Load{
+			Client:      client,
+			Connections: opts.Connections,
+			Duration:    opts.Duration,
+			MaxRequests: opts.MaxRequests,
+			NewRequest:  sc.build,
+		}
+		// A short warm-up, not measured, fills caches and the pool.
+		warm := load
+		warm.Duration = min(opts.Duration/10, time.Second)
+		warm.MaxRequests = min(opts.MaxRequests/10+1, 2000)
+		if _, err := warm.Run(ctx); err != nil {
+			return nil, err
+		}
+		res, err := load.Run(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rep.Scenarios = append(rep.Scenarios, Scenario{Name: sc.name, Result: res})
+	}
+	if len(rep.Scenarios) > 0 && rep.Scenarios[0].Rate() > 0 {
+		base := rep.Scenarios[0].Rate()
+		for i := range rep.Scenarios {
+			rep.Scenarios[i].Ratio = rep.Scenarios[i].Rate() / base
+		}
+	}
+	if m, err := ReadMemory(folio.Pid()); err == nil {
+		rep.Server = m
+	} else {
+		logf("server memory: %v", err)
+	}
+	if m, err := ReadMemory(hello.Pid()); err == nil {
+		rep.Hello = m
+	}
+	return rep, nil
+}
+
+// seed opens the store of dir and fills it with authors and posts.
+func seed(ctx context.Context, opts Options, dir string) (ids []int64, err error) {
+	st, err := opts.OpenStore(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	defer func() {
+		if cerr := st.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close store: %w", cerr)
+		}
+	}()
+	authors, err := SeedAuthors(ctx, st, DefaultAuthors)
+	if err != nil {
+		return nil, err
+	}
+	return SeedPosts(ctx, st, opts.Posts, authors, 1)
+}
+
+// scenario is one named request builder.
+type scenario struct {
+	name  string
+	build func(ctx context.Context, rng *rand.Rand) (*http.Request, error)
+}
+
+func get(url string) func(context.Context, *rand.Rand) (*http.Request, error) {
+	return func(ctx context.Context, _ *rand.Rand) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	}
+}
+
+// scenarios lists what the benchmark measures, hello first (the baseline).
+func scenarios(folioURL, helloURL string, ids []int64, login, appPass string) []scenario {
+	api := folioURL + "/api/svc/v2"
+	list := []scenario{
+		{"hello", get(helloURL + "/")},
+		{"GET /posts", get(api + "/posts")},
+		{"GET /posts?_embed", get(api + "/posts?_embed")},
+		{"GET /posts?per_page=100", get(api + "/posts?per_page=100")},
+	}
+	if len(ids) > 0 {
+		list = append(list, scenario{"GET /posts/<id>", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+			id := ids[rng.IntN(len(ids))]
+			return http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/posts/%d", api, id), nil)
+		}})
+	}
+	list = append(list, scenario{"POST /posts", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		body, err := json.Marshal(map[string]string{
+			"title":   Title(rng),
+			"content": BlockContent(rng, 1500),
+			"status":  "publish",
+		})
+		if err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/posts", bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.SetBasicAuth(login, appPass)
+		return req, nil
+	}})
+	return list
+}
+
+// runCLI runs a folio command and fails with its stderr on error.
+func runCLI(ctx context.Context, exe string, args ...string) error {
+	_, err := cliOutput(ctx, exe, args...)
+	return err
+}
+
+func cliOutput(ctx context.Context, exe string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = cleanEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("folio %s: %w: %s", strings.Join(args[:2], " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func randomToken() string {
+	return fmt.Sprintf("%016x", rand.Uint64())
+}
+
+// HelloHandler answers every request with a small JSON object: the
+// baseline the benchmark compares Folio with.
+func HelloHandler() http.Handler {
+	body := []byte(`{"hello":"world"}` + "\n")
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		_, _ = w.Write(body)
+	})
+}
+
+// WriteMarkdown writes the report as a markdown table with a short header.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# folio bench\n\n")
+	fmt.Fprintf(&b, "%d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
+	r.writeTable(&b)
+	fmt.Fprintf(&b, "\nServer memory: peak RSS %s, RSS at end %s (hello server peak %s).\n", mib(r.Server.Peak), mib(r.Server.RSS), mib(r.Hello.Peak))
+	for _, s := range r.Scenarios {
+		if s.FirstError != "" {
+			fmt.Fprintf(&b, "\nFirst error in %s: %s\n", s.Name, s.FirstError)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) writeTable(b *strings.Builder) {
+	b.WriteString("| scenario | requests | req/s | p50 | p99 | errors | vs hello |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Scenarios {
+		fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %d | %.3f |\n",
+			s.Name, s.Requests, s.Rate(), ms(s.Percentile(50)), ms(s.Percentile(99)), s.Errors, s.Ratio)
+	}
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func mib(n int64) string {
+	if n == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}

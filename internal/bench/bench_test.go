@@ -1,0 +1,435 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+func ms2d(v ...int) []time.Duration {
+	out := make([]time.Duration, len(v))
+	for i, x := range v {
+		out[i] = time.Duration(x) * time.Millisecond
+	}
+	return out
+}
+
+func TestPercentileNearestRank(t *testing.T) {
+	t.Parallel()
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = i + 1
+	}
+	tests := []struct {
+		name   string
+		values []time.Duration
+		p      float64
+		want   time.Duration
+	}{
+		{"empty", nil, 50, 0},
+		{"single p50", ms2d(7), 50, 7 * time.Millisecond},
+		{"single p99", ms2d(7), 99, 7 * time.Millisecond},
+		{"two p50 is the lower", ms2d(1, 2), 50, 1 * time.Millisecond},
+		{"three p50 is the middle", ms2d(1, 2, 3), 50, 2 * time.Millisecond},
+		{"hundred p50", ms2d(hundred...), 50, 50 * time.Millisecond},
+		{"hundred p99", ms2d(hundred...), 99, 99 * time.Millisecond},
+		{"hundred p100", ms2d(hundred...), 100, 100 * time.Millisecond},
+		{"hundred p1", ms2d(hundred...), 1, 1 * time.Millisecond},
+		{"ten p99 is the max", ms2d(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 99, 10 * time.Millisecond},
+		{"ten p90", ms2d(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 90, 9 * time.Millisecond},
+		{"p0 clamps to min", ms2d(4, 5), 0, 4 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := Percentile(tt.values, tt.p); got != tt.want {
+			t.Errorf("%s: Percentile(p%v) = %v, want %v", tt.name, tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestLoadStopsAtMaxRequests(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	res, err := Load{
+		Connections: 4,
+		Duration:    10 * time.Second,
+		MaxRequests: 250,
+		NewRequest:  get(srv.URL),
+	}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 250 || hits.Load() != 250 {
+		t.Errorf("requests = %d, server saw %d, want 250", res.Requests, hits.Load())
+	}
+	if res.Errors != 0 || res.FirstError != "" {
+		t.Errorf("errors = %d (%s)", res.Errors, res.FirstError)
+	}
+	if len(res.Latencies) != 250 || !slices.IsSorted(res.Latencies) {
+		t.Errorf("latencies: %d, sorted %v", len(res.Latencies), slices.IsSorted(res.Latencies))
+	}
+	if res.Elapsed >= 10*time.Second || res.Rate() <= 0 {
+		t.Errorf("elapsed %v rate %v", res.Elapsed, res.Rate())
+	}
+}
+
+func TestLoadStopsAtDuration(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * time.Millisecond)
+	}))
+	defer srv.Close()
+	start := time.Now()
+	res, err := Load{Connections: 2, Duration: 200 * time.Millisecond, NewRequest: get(srv.URL)}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("run took %v", el)
+	}
+	if res.Requests == 0 || res.Errors != 0 {
+		t.Errorf("requests %d errors %d", res.Requests, res.Errors)
+	}
+}
+
+func TestLoadUsesFixedConnections(t *testing.T) {
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		conns = map[string]bool{}
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	res, err := Load{Connections: 3, Duration: 5 * time.Second, MaxRequests: 300, NewRequest: get(srv.URL)}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 300 {
+		t.Fatalf("requests = %d", res.Requests)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) == 0 || len(conns) > 3 {
+		t.Errorf("server saw %d connections, want 1..3 (keep-alive)", len(conns))
+	}
+}
+
+func TestLoadCountsNon2xxAndTransportErrors(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) % 4 {
+		case 0:
+			w.WriteHeader(http.StatusInternalServerError)
+		case 1:
+			w.WriteHeader(http.StatusNotFound)
+		case 2:
+			w.WriteHeader(http.StatusCreated)
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	defer srv.Close()
+	res, err := Load{Connections: 1, Duration: 5 * time.Second, MaxRequests: 100, NewRequest: get(srv.URL)}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 100 || res.Errors != 50 {
+		t.Errorf("requests %d errors %d, want 100 and 50", res.Requests, res.Errors)
+	}
+	if !strings.Contains(res.FirstError, "status 404") {
+		t.Errorf("first error = %q", res.FirstError)
+	}
+
+	// A server that is gone: every request is a transport error.
+	dead := httptest.NewServer(http.NotFoundHandler())
+	url := dead.URL
+	dead.Close()
+	res, err = Load{Connections: 2, Duration: 5 * time.Second, MaxRequests: 10, NewRequest: get(url)}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 10 || res.Errors != 10 {
+		t.Errorf("dead server: requests %d errors %d", res.Requests, res.Errors)
+	}
+}
+
+func TestLoadRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		load Load
+	}{
+		{"no builder", Load{Duration: time.Second}},
+		{"no duration", Load{NewRequest: get("http://127.0.0.1:1")}},
+	}
+	for _, tt := range tests {
+		if _, err := tt.load.Run(context.Background()); err == nil {
+			t.Errorf("%s: Run succeeded", tt.name)
+		}
+	}
+}
+
+func TestLoadReportsCancellation(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := Load{Connections: 2, Duration: 10 * time.Second, NewRequest: get(srv.URL)}.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestScenariosSendWhatTheyName(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		method, uri, user, pass, ctype string
+		body                           string
+	}
+	ch := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		b, _ := io.ReadAll(r.Body)
+		ch <- seen{r.Method, r.URL.RequestURI(), u, p, r.Header.Get("Content-Type"), string(b)}
+	}))
+	defer srv.Close()
+	scs := scenarios(srv.URL, srv.URL+"/hello", []int64{42}, "admin", "pass word")
+	want := []struct{ name, method, uri string }{
+		{"hello", "GET", "/hello/"},
+		{"GET /posts", "GET", "/api/svc/v2/posts"},
+		{"GET /posts?_embed", "GET", "/api/svc/v2/posts?_embed"},
+		{"GET /posts?per_page=100", "GET", "/api/svc/v2/posts?per_page=100"},
+		{"GET /posts/<id>", "GET", "/api/svc/v2/posts/42"},
+		{"POST /posts", "POST", "/api/svc/v2/posts"},
+	}
+	if len(scs) != len(want) {
+		t.Fatalf("%d scenarios, want %d", len(scs), len(want))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i, w := range want {
+		if scs[i].name != w.name {
+			t.Errorf("scenario %d = %q, want %q", i, scs[i].name, w.name)
+		}
+		req, err := scs[i].build(context.Background(), rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := <-ch
+		if got.method != w.method || got.uri != w.uri {
+			t.Errorf("%s sent %s %s, want %s %s", w.name, got.method, got.uri, w.method, w.uri)
+		}
+		if w.method == "POST" {
+			if got.user != "admin" || got.pass != "pass word" || got.ctype != "application/json" {
+				t.Errorf("POST auth/type = %q %q %q", got.user, got.pass, got.ctype)
+			}
+			if !strings.Contains(got.body, `"status":"publish"`) || !strings.Contains(got.body, `"title":`) {
+				t.Errorf("POST body = %s", got.body)
+			}
+		}
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		want    Memory
+		wantErr bool
+	}{
+		{"linux status", "Name:\tfolio\nVmPeak:\t  900000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nThreads:\t8\n", Memory{RSS: 40960 * 1024, Peak: 51200 * 1024}, false},
+		{"missing lines", "Name:\tfolio\n", Memory{}, true},
+		{"bad unit", "VmHWM:\t1 MB\nVmRSS:\t1 kB\n", Memory{}, true},
+		{"bad number", "VmHWM:\tx kB\nVmRSS:\t1 kB\n", Memory{}, true},
+	}
+	for _, tt := range tests {
+		got, err := parseStatus(strings.NewReader(tt.in))
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("%s: parseStatus = %+v, %v", tt.name, got, err)
+		}
+	}
+}
+
+func TestReadMemoryOfThisProcess(t *testing.T) {
+	t.Parallel()
+	m, err := ReadMemory(currentPid())
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if m.RSS <= 0 || m.Peak < m.RSS {
+		t.Errorf("memory = %+v", m)
+	}
+}
+
+func TestBlockContentSizeAndShape(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{1024, 2048, 3072} {
+		c := BlockContent(rng, size)
+		if len(c) < size || len(c) > size+1500 {
+			t.Errorf("BlockContent(%d) has %d bytes", size, len(c))
+		}
+		if strings.Count(c, "<!-- wp:") != strings.Count(c, "<!-- /wp:") || !strings.Contains(c, "<!-- wp:") {
+			t.Errorf("unbalanced or missing block comments:\n%s", c)
+		}
+	}
+}
+
+func TestHelloHandler(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	HelloHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/anything", nil))
+	if rec.Code != 200 || rec.Body.String() != "{\"hello\":\"world\"}\n" || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		t.Errorf("hello = %d %q %q", rec.Code, rec.Body, rec.Header().Get("Content-Type"))
+	}
+}
+
+// fakeStore records inserts; the embedded nil interface makes any other
+// call panic, which keeps the seeding honest about what it uses.
+type fakeStore struct {
+	store.Store
+	mu     sync.Mutex
+	posts  []*store.Post
+	users  []*store.User
+	txs    int
+	nextID int64
+}
+
+func (f *fakeStore) Tx(ctx context.Context, fn func(store.Store) error) error {
+	f.mu.Lock()
+	f.txs++
+	f.mu.Unlock()
+	return fn(f)
+}
+
+func (f *fakeStore) InsertPost(_ context.Context, p *store.Post) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p.ID != 0 {
+		return fmt.Errorf("post already has id %d", p.ID)
+	}
+	f.nextID++
+	p.ID = f.nextID
+	f.posts = append(f.posts, p)
+	return nil
+}
+
+func (f *fakeStore) InsertUser(_ context.Context, u *store.User) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	u.ID = f.nextID
+	f.users = append(f.users, u)
+	return nil
+}
+
+func TestSeedPostsInBatches(t *testing.T) {
+	t.Parallel()
+	st := &fakeStore{}
+	authors, err := SeedAuthors(context.Background(), st, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(authors) != 3 || st.users[0].Login != "author1" || st.users[2].Roles[0] != "author" {
+		t.Fatalf("authors = %v, users %+v", authors, st.users)
+	}
+	ids, err := SeedPosts(context.Background(), st, 1201, authors, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 1201 || len(st.posts) != 1201 {
+		t.Fatalf("ids %d, posts %d", len(ids), len(st.posts))
+	}
+	if st.txs != 3 {
+		t.Errorf("transactions = %d, want 3 (batches of %d)", st.txs, seedBatch)
+	}
+	slugs := map[string]bool{}
+	byAuthor := map[int64]int{}
+	for i, p := range st.posts {
+		if p.ID != ids[i] || p.Type != "post" || p.Status != "publish" || p.Title == "" {
+			t.Fatalf("post %d = %+v", i, p)
+		}
+		if n := len(p.Content); n < 1024 || n > 3072+1500 {
+			t.Errorf("post %d content has %d bytes", i, n)
+		}
+		if slugs[p.Slug] {
+			t.Errorf("duplicate slug %q", p.Slug)
+		}
+		slugs[p.Slug] = true
+		byAuthor[p.Author]++
+		if i > 0 && !p.DateGMT.After(st.posts[i-1].DateGMT) {
+			t.Errorf("post %d is not newer than post %d", i, i-1)
+		}
+		if p.DateGMT.After(time.Now()) {
+			t.Errorf("post %d is dated in the future", i)
+		}
+	}
+	if len(byAuthor) != 3 {
+		t.Errorf("posts spread over %d authors, want 3", len(byAuthor))
+	}
+}
+
+func TestSeedPostsNeedsAuthors(t *testing.T) {
+	t.Parallel()
+	if _, err := SeedPosts(context.Background(), &fakeStore{}, 1, nil, 1); err == nil {
+		t.Error("SeedPosts without authors succeeded")
+	}
+}
+
+func TestReportMarkdown(t *testing.T) {
+	t.Parallel()
+	rep := &Report{
+		Posts: 10, Connections: 2, Duration: time.Second, CPUs: 2, GoVersion: "go1.26",
+		Scenarios: []Scenario{
+			{Name: "hello", Result: Result{Requests: 1000, Elapsed: time.Second, Latencies: ms2d(1, 2)}, Ratio: 1},
+			{Name: "GET /posts", Result: Result{Requests: 250, Errors: 3, FirstError: "GET /x: status 500", Elapsed: time.Second, Latencies: ms2d(4, 8)}, Ratio: 0.25},
+		},
+		Server: Memory{RSS: 30 << 20, Peak: 40 << 20},
+	}
+	var b strings.Builder
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| scenario | requests | req/s | p50 | p99 | errors | vs hello |",
+		"| hello | 1000 | 1000 | 1.00 ms | 2.00 ms | 0 | 1.000 |",
+		"| GET /posts | 250 | 250 | 4.00 ms | 8.00 ms | 3 | 0.250 |",
+		"peak RSS 40.0 MiB",
+		"First error in GET /posts: GET /x: status 500",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func currentPid() int { return os.Getpid() }

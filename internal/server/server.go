@@ -1,0 +1,295 @@
+// Package server wires Folio together: it opens and migrates the store,
+// builds the content site and the REST server with its endpoints, and serves
+// them over HTTP with sane timeouts and a graceful shutdown.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/endpoints"
+	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/sqlite"
+)
+
+// HTTP server limits used by Serve.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	ReadTimeout       = 60 * time.Second
+	WriteTimeout      = 60 * time.Second
+	IdleTimeout       = 120 * time.Second
+	MaxHeaderBytes    = 1 << 20
+	// ShutdownTimeout bounds how long a graceful shutdown waits for
+	// requests in flight.
+	ShutdownTimeout = 15 * time.Second
+)
+
+// ErrPostgresNotBuilt is returned for a postgres:// database URL until the
+// PostgreSQL store exists.
+var ErrPostgresNotBuilt = errors.New("PostgreSQL support is not built yet; use SQLite (omit --database)")
+
+// Server is one running Folio site: store, domain, REST server and the
+// top-level HTTP handler.
+type Server struct {
+	cfg     *config.Config
+	logger  *slog.Logger
+	store   store.Store
+	site    *content.Site
+	names   rest.Names
+	handler http.Handler
+}
+
+// OpenStore opens the database cfg selects (creating the data directory for
+// SQLite) and applies pending migrations. The caller closes the store.
+func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
+	if cfg.IsPostgres() {
+		return nil, ErrPostgresNotBuilt
+	}
+	path := cfg.DatabasePath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// NamesFor returns the REST names for a compat setting: "" gives the spec's
+// names, "wordpress" the WordPress ones.
+func NamesFor(compat string) (rest.Names, error) {
+	switch compat {
+	case "":
+		return rest.DefaultNames(), nil
+	case config.CompatWordPress:
+		return rest.WordPressNames(), nil
+	default:
+		return rest.Names{}, fmt.Errorf("unknown compat mode %q (want %q or nothing)", compat, config.CompatWordPress)
+	}
+}
+
+// New opens the store, migrates it and builds the site and its handler. A
+// nil logger discards log output.
+func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	names, err := NamesFor(cfg.Compat)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := build(ctx, cfg, logger, st, names)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st store.Store, names rest.Names) (*Server, error) {
+	site, err := content.NewSite(st, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build site: %w", err)
+	}
+	rs := rest.NewServer(rest.Config{
+		Names:           names,
+		SiteName:        cfg.Site.Title,
+		SiteDescription: cfg.Site.Description,
+		SiteURL:         cfg.Site.URL,
+		MaxBodyBytes:    cfg.Limits.MaxBodyBytes,
+		MaxUploadBytes:  cfg.Limits.MaxUploadBytes,
+		Authenticate: auth.Chain(&auth.BasicAuth{
+			Users:  st,
+			Apps:   st,
+			Roles:  site.Roles(),
+			Now:    time.Now,
+			Logger: logger,
+		}),
+		Logger: logger,
+	})
+	endpoints.Register(rs, site)
+	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names}
+	s.handler = s.routes(rs)
+
+	admins, err := st.CountUsersWithRole(ctx, "administrator")
+	if err != nil {
+		return nil, fmt.Errorf("count administrators: %w", err)
+	}
+	if admins == 0 {
+		logger.Warn("the site has no administrator yet; create one with: " + AdminHint(cfg))
+	}
+	return s, nil
+}
+
+// AdminHint returns the command line that creates the first administrator
+// of the site cfg describes.
+func AdminHint(cfg *config.Config) string {
+	where := "--data " + shellQuote(cfg.DataDir)
+	if cfg.DatabaseURL != "" {
+		where = "--database " + shellQuote(cfg.DatabaseURL)
+	}
+	return "folio user create " + where + " --login admin --email admin@example.com --password 'CHANGE-ME' --role administrator"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// routes builds the top-level handler: the API under the prefix, the site
+// root page at "/", 404 elsewhere.
+func (s *Server) routes(api http.Handler) http.Handler {
+	prefix := strings.TrimRight(s.names.Prefix, "/")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case p == prefix || strings.HasPrefix(p, prefix+"/"):
+			api.ServeHTTP(w, r)
+		case p == "/" && r.URL.Query().Get("rest_route") != "":
+			api.ServeHTTP(w, restRouteRequest(r, prefix))
+		case p == "/":
+			s.serveRoot(w, r)
+		default:
+			http.Error(w, "404 page not found", http.StatusNotFound)
+		}
+	})
+}
+
+// restRouteRequest turns "/?rest_route=/svc/v2/posts" into a request for
+// "{prefix}/svc/v2/posts", as the original platform accepts for sites
+// without pretty permalinks.
+func restRouteRequest(r *http.Request, prefix string) *http.Request {
+	q := r.URL.Query()
+	route := q.Get("rest_route")
+	q.Del("rest_route")
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = prefix + "/" + strings.TrimLeft(route, "/")
+	r2.URL.RawPath = ""
+	r2.URL.RawQuery = q.Encode()
+	r2.RequestURI = r2.URL.RequestURI()
+	return r2
+}
+
+// APIRoot returns the API root URL ({api_root}) for a request: the
+// configured site URL, or the request's scheme and host, plus the prefix
+// and a slash.
+func (s *Server) APIRoot(r *http.Request) string {
+	base := s.cfg.Site.URL
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + r.Host
+	}
+	return base + strings.TrimRight(s.names.Prefix, "/") + "/"
+}
+
+// serveRoot answers "/" with a small HTML page that advertises the API
+// (reference §9 discovery: Link header and <link> element).
+func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	root := s.APIRoot(r)
+	rel := s.names.RelBase
+	w.Header().Set("Link", fmt.Sprintf("<%s>; rel=%q", root, rel))
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	title := html.EscapeString(s.cfg.Site.Title)
+	desc := html.EscapeString(s.cfg.Site.Description)
+	page := "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>" + title + "</title>\n" +
+		"<link rel=\"" + html.EscapeString(rel) + "\" href=\"" + html.EscapeString(root) + "\"/>\n</head>\n<body>\n<h1>" + title + "</h1>\n"
+	if desc != "" {
+		page += "<p>" + desc + "</p>\n"
+	}
+	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n</body>\n</html>\n"
+	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = w.Write([]byte(page))
+}
+
+// Handler returns the site's top-level HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Store returns the site's store.
+func (s *Server) Store() store.Store { return s.store }
+
+// Site returns the site's domain layer.
+func (s *Server) Site() *content.Site { return s.site }
+
+// Names returns the REST names the site serves.
+func (s *Server) Names() rest.Names { return s.names }
+
+// Serve serves HTTP on ln until ctx is cancelled, then shuts down
+// gracefully: it stops accepting, waits up to ShutdownTimeout for requests
+// in flight and returns nil. Any other serving error is returned.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.logger.Info("shutting down", "timeout", ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	<-errc
+	if err != nil {
+		_ = hs.Close()
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	return nil
+}
+
+// Close closes the store.
+func (s *Server) Close() error {
+	if err := s.store.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}

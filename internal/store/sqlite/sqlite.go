@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,11 +39,13 @@ var migrationFiles embed.FS
 
 // Options tunes a DB. The zero value is usable.
 type Options struct {
-	// MaxOpenConns bounds the reader pool; 0 means 8. Writes always use
-	// one connection.
+	// MaxOpenConns bounds the reader pool; 0 means twice the number of
+	// CPUs, at least 4 (reads are CPU-bound). Writes always use one
+	// connection.
 	MaxOpenConns int
 	// CacheSizeKiB is SQLite's page cache per connection in KiB; 0 means
-	// 8000 (about 8 MB).
+	// 4000 (about 4 MB). The operating system caches the file as well, so
+	// memory is bounded by (MaxOpenConns+1) × CacheSizeKiB.
 	CacheSizeKiB int
 	// BusyTimeoutMS is how long a connection waits for a lock held by
 	// another process, in milliseconds; 0 means 10000.
@@ -87,10 +90,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 	}
 	if opts.MaxOpenConns <= 0 {
-		opts.MaxOpenConns = 8
+		opts.MaxOpenConns = max(4, 2*runtime.NumCPU())
 	}
 	if opts.CacheSizeKiB <= 0 {
-		opts.CacheSizeKiB = 8000
+		opts.CacheSizeKiB = 4000
 	}
 	if opts.BusyTimeoutMS <= 0 {
 		opts.BusyTimeoutMS = 10000

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +52,7 @@ func TestOpenCreatesDirectoryAndSetsPragmas(t *testing.T) {
 		{"foreign_keys", "1"},
 		{"synchronous", "2"},
 		{"busy_timeout", "10000"},
-		{"cache_size", "-8000"},
+		{"cache_size", "-4000"},
 	}
 	for _, tt := range tests {
 		for _, pool := range []struct {
@@ -80,9 +81,9 @@ func TestOpenCreatesDirectoryAndSetsPragmas(t *testing.T) {
 	if err := db.read.QueryRowContext(ctx, "PRAGMA query_only").Scan(&qo); err != nil || qo != 1 {
 		t.Errorf("reader query_only = %d, %v; want 1", qo, err)
 	}
-	if db.read.Stats().MaxOpenConnections != 8 || db.write.Stats().MaxOpenConnections != 1 {
-		t.Errorf("pools = %d readers, %d writers; want 8, 1",
-			db.read.Stats().MaxOpenConnections, db.write.Stats().MaxOpenConnections)
+	if want := max(4, 2*runtime.NumCPU()); db.read.Stats().MaxOpenConnections != want || db.write.Stats().MaxOpenConnections != 1 {
+		t.Errorf("pools = %d readers, %d writers; want %d, 1",
+			db.read.Stats().MaxOpenConnections, db.write.Stats().MaxOpenConnections, want)
 	}
 }
 

@@ -1,0 +1,626 @@
+package content
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/store"
+)
+
+// Error is a domain rule failure with the interface's error code. A Status
+// of 0 means "the authorization-required status" (401 anonymous, 403
+// signed in); the controller resolves it.
+type Error struct {
+	Code    string
+	Message string
+	Status  int
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func errBad(code, msg string) *Error  { return &Error{Code: code, Message: msg, Status: 400} }
+func errAuth(code, msg string) *Error { return &Error{Code: code, Message: msg} }
+
+// PostInput carries the writable post fields of a request; nil means "not
+// sent". Controllers fill it from the request, already type-checked.
+type PostInput struct {
+	Title         *string
+	Content       *string
+	Excerpt       *string
+	Slug          *string
+	Status        *string
+	Date          *time.Time // UTC instant from `date`
+	DateGMT       *time.Time // UTC instant from `date_gmt`
+	Author        *int64
+	Password      *string
+	Parent        *int64
+	MenuOrder     *int64
+	CommentStatus *string
+	PingStatus    *string
+	Sticky        *bool
+	Format        *string
+	Template      *string
+	FeaturedMedia *int64
+}
+
+// draftLike are the statuses whose slug is not made unique and whose GMT
+// date stays zero until publication.
+func draftLike(status string) bool {
+	return status == "draft" || status == "pending" || status == "auto-draft"
+}
+
+// CanRead reports whether u may read p (reference §5.2 read_post, with
+// password-protected posts readable by everyone who may read the post,
+// decisions #15).
+func (s *Site) CanRead(ctx context.Context, u *auth.User, p *store.Post) bool {
+	pt, ok := s.types.Get(p.Type)
+	if !ok || !pt.ShowInRest {
+		return false
+	}
+	if p.Status == "publish" {
+		return true
+	}
+	if p.Status == "inherit" {
+		if p.Parent > 0 {
+			parent, err := s.Store.GetPost(ctx, p.Parent)
+			if err != nil {
+				return errors.Is(err, store.ErrNotFound)
+			}
+			return s.CanRead(ctx, u, parent)
+		}
+		return true
+	}
+	return s.authz.Can(ctx, u, "read_post", p)
+}
+
+// CanEdit reports whether u may edit p.
+func (s *Site) CanEdit(ctx context.Context, u *auth.User, p *store.Post) bool {
+	if pt, ok := s.types.Get(p.Type); !ok || !pt.ShowInRest {
+		return false
+	}
+	return s.authz.Can(ctx, u, "edit_post", p)
+}
+
+// CanDelete reports whether u may delete p.
+func (s *Site) CanDelete(ctx context.Context, u *auth.User, p *store.Post) bool {
+	if pt, ok := s.types.Get(p.Type); !ok || !pt.ShowInRest {
+		return false
+	}
+	return s.authz.Can(ctx, u, "delete_post", p)
+}
+
+// Visibility returns the restriction that keeps a post query to what u may
+// read of type pt. It mirrors read_post in SQL so that collection totals
+// equal what can be listed.
+func (s *Site) Visibility(u *auth.User, pt *PostType) *store.Visibility {
+	v := &store.Visibility{Public: []string{"publish"}}
+	if pt.Name == "attachment" {
+		v.Public = append(v.Public, "inherit")
+	}
+	if u == nil {
+		return v
+	}
+	c := pt.Caps
+	v.Owner = u.ID()
+	v.OwnStatuses = []string{"private"}
+	if u.HasCap(c.EditPosts) {
+		v.OwnStatuses = append(v.OwnStatuses, "draft", "pending", "future", "trash")
+	}
+	if u.HasCap(c.ReadPrivatePosts) {
+		v.OthersStatuses = append(v.OthersStatuses, "private")
+	}
+	if u.HasCap(c.EditOthersPosts) {
+		v.OthersStatuses = append(v.OthersStatuses, "draft", "pending")
+		if u.HasCap(c.EditPublishedPosts) {
+			v.OthersStatuses = append(v.OthersStatuses, "future")
+		}
+		if u.HasCap(c.DeleteOthersPosts) {
+			v.OthersStatuses = append(v.OthersStatuses, "trash")
+		}
+	}
+	return v
+}
+
+// ListPosts runs a collection query and returns one page of posts and the
+// total number of matching posts.
+func (s *Site) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, int64, error) {
+	posts, err := s.Store.ListPosts(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.Limit > 0 && q.Offset == 0 && len(posts) < q.Limit {
+		// The whole result fits on this page: no second query needed.
+		return posts, int64(len(posts)), nil
+	}
+	total, err := s.countPosts(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return posts, total, nil
+}
+
+// countPosts counts the posts q matches. Counts are cached by the store's
+// write version, so a count never outlives a write on any node, and a
+// page of a large collection does not rescan it for X-API-Total.
+func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error) {
+	version, err := s.Store.Version(ctx)
+	if err != nil {
+		return 0, err
+	}
+	q.Offset, q.Limit, q.OrderBy, q.Order, q.StickyFirst = 0, 0, "", "", false
+	keyJSON, err := json.Marshal(q)
+	if err != nil {
+		return 0, err
+	}
+	key := string(keyJSON)
+	if n, ok := s.counts.get(version, key); ok {
+		return n, nil
+	}
+	n, err := s.Store.CountPosts(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	s.counts.put(version, key, n)
+	return n, nil
+}
+
+// GetPost loads one post; ok is false when it does not exist.
+func (s *Site) GetPost(ctx context.Context, id int64) (*store.Post, bool, error) {
+	p, err := s.Store.GetPost(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return p, true, nil
+}
+
+// checkStatus applies the status-on-write rules (reference §5.3): private,
+// publish and future need publish_posts; an unknown status becomes draft.
+func (s *Site) checkStatus(u *auth.User, pt *PostType, status string) (string, error) {
+	switch status {
+	case "draft", "pending":
+	case "private":
+		if !u.HasCap(pt.Caps.PublishPosts) {
+			return "", errAuth("rest_cannot_publish", "Sorry, you are not allowed to create private posts in this post type")
+		}
+	case "publish", "future":
+		if !u.HasCap(pt.Caps.PublishPosts) {
+			return "", errAuth("rest_cannot_publish", "Sorry, you are not allowed to publish posts in this post type")
+		}
+	default:
+		if _, ok := s.statuses.Get(status); !ok {
+			status = "draft"
+		}
+	}
+	return status, nil
+}
+
+// apply validates in and copies it onto p (a copy of the stored post, or a
+// new post). It follows the order of the original's prepare step.
+func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.Post, in PostInput, creating bool) error {
+	if in.Title != nil && (pt.Supports(SupportTitle) || pt.Builtin) {
+		p.Title = render.KSESPost(*in.Title)
+	}
+	if in.Content != nil && pt.Supports(SupportEditor) {
+		p.Content = render.KSESPost(*in.Content)
+	}
+	if in.Excerpt != nil && pt.Supports(SupportExcerpt) {
+		p.Excerpt = render.KSESPost(*in.Excerpt)
+	}
+	if in.Status != nil {
+		st, err := s.checkStatus(u, pt, *in.Status)
+		if err != nil {
+			return err
+		}
+		p.Status = st
+	}
+	now := truncSecond(s.Now())
+	dateGiven := false
+	switch {
+	case in.Date != nil:
+		p.DateGMT = truncSecond(in.Date.UTC())
+		p.Date = s.LocalWallClock(p.DateGMT)
+		dateGiven = true
+	case in.DateGMT != nil:
+		p.DateGMT = truncSecond(in.DateGMT.UTC())
+		p.Date = s.LocalWallClock(p.DateGMT)
+		dateGiven = true
+	}
+	if in.Slug != nil {
+		p.Slug = render.Slug(*in.Slug)
+	}
+	if in.Author != nil && *in.Author != 0 && pt.Supports(SupportAuthor) {
+		if *in.Author != u.ID() {
+			if _, err := s.Store.GetUser(ctx, *in.Author); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return errBad("rest_invalid_author", "Invalid author id.")
+				}
+				return err
+			}
+		}
+		p.Author = *in.Author
+	}
+	if in.Password != nil && *in.Password != "" {
+		if pt.Name == "post" && in.Sticky != nil && *in.Sticky {
+			return errBad("rest_invalid_field", "A post can not be sticky and have a password.")
+		}
+		if !creating && p.Sticky {
+			return errBad("rest_invalid_field", "A sticky post can not be password protected.")
+		}
+	}
+	if in.Sticky != nil && *in.Sticky && !creating && p.Password != "" && (in.Password == nil || *in.Password != "") {
+		return errBad("rest_invalid_field", "A password protected post can not be set to sticky.")
+	}
+	if in.Password != nil {
+		p.Password = *in.Password
+	}
+	if pt.Hierarchical && in.Parent != nil {
+		if *in.Parent != 0 {
+			parent, ok, err := s.GetPost(ctx, *in.Parent)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errBad("rest_post_invalid_id", "Invalid post parent id.")
+			}
+			if !creating && parent.ID == p.ID {
+				return errBad("rest_post_invalid_id", "A post cannot be its own parent.")
+			}
+		}
+		p.Parent = *in.Parent
+	}
+	if in.MenuOrder != nil && pt.Supports(SupportPageAttributes) {
+		p.MenuOrder = *in.MenuOrder
+	}
+	if pt.Supports(SupportComments) {
+		if in.CommentStatus != nil && *in.CommentStatus != "" {
+			p.CommentStatus = *in.CommentStatus
+		}
+		if in.PingStatus != nil && *in.PingStatus != "" {
+			p.PingStatus = *in.PingStatus
+		}
+	}
+	if pt.Name == "post" && in.Sticky != nil {
+		p.Sticky = *in.Sticky
+	}
+	if pt.Supports(SupportPostFormats) && in.Format != nil {
+		if *in.Format == "standard" {
+			p.Format = ""
+		} else {
+			p.Format = *in.Format
+		}
+	}
+	if pt.Name == "page" && in.Template != nil {
+		// No theme provides page templates: every value is stored as the
+		// default template (reference §10.1).
+		p.Template = ""
+	}
+	if pt.Supports(SupportThumbnail) && in.FeaturedMedia != nil {
+		if id := *in.FeaturedMedia; id != 0 {
+			m, ok, err := s.GetPost(ctx, id)
+			if err != nil {
+				return err
+			}
+			if !ok || m.Type != "attachment" {
+				return errBad("rest_invalid_featured_media", "Invalid featured media id.")
+			}
+		}
+		p.FeaturedMedia = *in.FeaturedMedia
+	}
+
+	// Dates and the publish/future flip.
+	if !dateGiven {
+		if creating {
+			p.Date = s.LocalWallClock(now)
+			if !draftLike(p.Status) {
+				p.DateGMT = now
+			}
+		} else if p.DateGMT.IsZero() && !draftLike(p.Status) {
+			// Publishing a draft that never had a date stamps it now.
+			p.DateGMT = now
+			p.Date = s.LocalWallClock(now)
+		}
+	}
+	if p.Status == "publish" && !p.DateGMT.IsZero() && p.DateGMT.After(now) {
+		p.Status = "future"
+	} else if p.Status == "future" && !p.DateGMT.After(now) {
+		p.Status = "publish"
+	}
+	if p.Status == "private" {
+		p.Password = ""
+	}
+	if p.Status == "pending" && !u.HasCap(pt.Caps.PublishPosts) {
+		// A contributor's pending post loses its slug.
+		p.Slug = ""
+	}
+	p.ModifiedGMT = now
+	p.Modified = s.LocalWallClock(now)
+
+	if pt.Supports(SupportEditor) && pt.Supports(SupportTitle) && pt.Supports(SupportExcerpt) &&
+		p.Title == "" && p.Content == "" && p.Excerpt == "" {
+		return errBad("empty_content", "Content, title, and excerpt are empty.")
+	}
+	return nil
+}
+
+// CreatePost validates in and stores a new post of type pt by u. siteRoot is
+// the site URL used for the post's GUID.
+func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in PostInput, siteRoot string) (*store.Post, error) {
+	p := &store.Post{
+		Type:   pt.Name,
+		Status: "draft",
+		Author: u.ID(),
+	}
+	if pt.Supports(SupportComments) {
+		p.CommentStatus, p.PingStatus = "open", "open"
+		if pt.Name == "page" {
+			p.CommentStatus, p.PingStatus = "closed", "closed"
+		}
+	} else {
+		p.CommentStatus, p.PingStatus = "closed", "closed"
+	}
+	if err := s.apply(ctx, u, pt, p, in, true); err != nil {
+		return nil, err
+	}
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
+			return err
+		}
+		if err := tx.InsertPost(ctx, p); err != nil {
+			return err
+		}
+		p.GUID = guidFor(siteRoot, pt, p.ID)
+		if p.Slug == "" && !draftLike(p.Status) {
+			p.Slug = strconv.FormatInt(p.ID, 10)
+		}
+		return tx.UpdatePost(ctx, p)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create post: %w", err)
+	}
+	return p, nil
+}
+
+// UpdatePost validates in and applies it to the stored post old.
+func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in PostInput) (*store.Post, error) {
+	pt, ok := s.types.Get(old.Type)
+	if !ok {
+		return nil, errBad("rest_post_invalid_id", "Post id is invalid.")
+	}
+	p := *old
+	if err := s.apply(ctx, u, pt, &p, in, false); err != nil {
+		return nil, err
+	}
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
+			return err
+		}
+		if p.Slug == "" && !draftLike(p.Status) {
+			p.Slug = strconv.FormatInt(p.ID, 10)
+			if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
+				return err
+			}
+		}
+		return tx.UpdatePost(ctx, &p)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update post %d: %w", p.ID, err)
+	}
+	return &p, nil
+}
+
+// reservedSlugs get a suffix like taken slugs: feed names and embed.
+var reservedSlugs = map[string]bool{"feed": true, "rdf": true, "rss": true, "rss2": true, "atom": true, "embed": true}
+
+// finishSlug derives a missing slug from the title and makes it unique for
+// non-draft posts (reference §10.1 "Slug"). It runs inside the write
+// transaction so that two concurrent creates cannot take the same slug.
+func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *store.Post) error {
+	if draftLike(p.Status) {
+		return nil
+	}
+	if p.Slug == "" {
+		p.Slug = render.Slug(p.Title)
+	}
+	if p.Slug == "" {
+		return nil // the caller falls back to the id
+	}
+	types := []string{pt.Name}
+	parent := int64(-1)
+	if pt.Name == "attachment" {
+		types = nil
+	} else if pt.Hierarchical {
+		parent = p.Parent
+	}
+	base := p.Slug
+	for n := 1; ; n++ {
+		cand := base
+		if n > 1 {
+			suffix := "-" + strconv.Itoa(n)
+			cand = truncateSlug(base, 200-len(suffix)) + suffix
+		}
+		if reservedSlugs[cand] {
+			continue
+		}
+		taken, err := tx.SlugTaken(ctx, cand, types, parent, p.ID)
+		if err != nil {
+			return err
+		}
+		if !taken {
+			p.Slug = cand
+			return nil
+		}
+	}
+}
+
+func truncateSlug(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	// Never cut a percent-encoded octet in half.
+	if i := strings.LastIndexByte(s, '%'); i >= 0 && len(s)-i < 3 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, "-")
+}
+
+func guidFor(siteRoot string, pt *PostType, id int64) string {
+	switch pt.Name {
+	case "post":
+		return fmt.Sprintf("%s/?p=%d", siteRoot, id)
+	case "page":
+		return fmt.Sprintf("%s/?page_id=%d", siteRoot, id)
+	default:
+		return fmt.Sprintf("%s/?post_type=%s&p=%d", siteRoot, pt.Name, id)
+	}
+}
+
+// Trashable reports whether DELETE without force may move posts of pt to
+// the trash.
+func (s *Site) Trashable(pt *PostType) bool { return pt.Trashable }
+
+// TrashPost moves p to the trash, remembering its status.
+func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
+	t := *p
+	t.PreTrashStatus = p.Status
+	t.Status = "trash"
+	now := truncSecond(s.Now())
+	t.ModifiedGMT = now
+	t.Modified = s.LocalWallClock(now)
+	if err := s.Store.UpdatePost(ctx, &t); err != nil {
+		return fmt.Errorf("trash post %d: %w", p.ID, err)
+	}
+	return nil
+}
+
+// DeletePost removes p permanently.
+func (s *Site) DeletePost(ctx context.Context, p *store.Post) error {
+	if err := s.Store.DeletePost(ctx, p.ID); err != nil {
+		return fmt.Errorf("delete post %d: %w", p.ID, err)
+	}
+	return nil
+}
+
+// Permalink returns the public URL of p under siteRoot. Parents of
+// hierarchical posts must be in parents (see ParentChains).
+func (s *Site) Permalink(siteRoot string, p *store.Post, parents map[int64]*store.Post) string {
+	pt, _ := s.types.Get(p.Type)
+	if p.Status != "publish" || p.Slug == "" || pt == nil {
+		switch p.Type {
+		case "post":
+			return fmt.Sprintf("%s/?p=%d", siteRoot, p.ID)
+		case "page":
+			return fmt.Sprintf("%s/?page_id=%d", siteRoot, p.ID)
+		case "attachment":
+			return fmt.Sprintf("%s/?attachment_id=%d", siteRoot, p.ID)
+		default:
+			return fmt.Sprintf("%s/?post_type=%s&p=%d", siteRoot, p.Type, p.ID)
+		}
+	}
+	switch p.Type {
+	case "post":
+		return fmt.Sprintf("%s/%04d/%02d/%02d/%s/", siteRoot, p.Date.Year(), int(p.Date.Month()), p.Date.Day(), p.Slug)
+	case "page":
+		return siteRoot + "/" + s.slugPath(p, parents) + "/"
+	default:
+		return siteRoot + "/" + pt.Name + "/" + s.slugPath(p, parents) + "/"
+	}
+}
+
+func (s *Site) slugPath(p *store.Post, parents map[int64]*store.Post) string {
+	parts := []string{p.Slug}
+	seen := map[int64]bool{p.ID: true}
+	for cur := p; cur.Parent != 0; {
+		par, ok := parents[cur.Parent]
+		if !ok || seen[par.ID] || par.Slug == "" {
+			break
+		}
+		seen[par.ID] = true
+		parts = append(parts, par.Slug)
+		cur = par
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, "/")
+}
+
+// ParentChains loads every ancestor of the given hierarchical posts, one
+// query per level of depth (never per post).
+func (s *Site) ParentChains(ctx context.Context, posts []*store.Post) (map[int64]*store.Post, error) {
+	out := map[int64]*store.Post{}
+	var next []int64
+	for _, p := range posts {
+		out[p.ID] = p
+	}
+	for _, p := range posts {
+		if p.Parent != 0 {
+			if _, ok := out[p.Parent]; !ok {
+				next = append(next, p.Parent)
+			}
+		}
+	}
+	for depth := 0; len(next) > 0 && depth < 32; depth++ {
+		got, err := s.Store.GetPosts(ctx, next)
+		if err != nil {
+			return nil, err
+		}
+		next = next[:0]
+		for _, p := range got {
+			out[p.ID] = p
+		}
+		for _, p := range got {
+			if p.Parent != 0 {
+				if _, ok := out[p.Parent]; !ok {
+					next = append(next, p.Parent)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// PublishDue publishes every scheduled post whose date has come. It is safe
+// to run on several nodes at once.
+func (s *Site) PublishDue(ctx context.Context) (int, error) {
+	now := s.Now()
+	before := now.Add(time.Second)
+	var n int
+	for _, pt := range s.types.All() {
+		due, err := s.Store.ListPosts(ctx, store.PostQuery{Types: []string{pt.Name}, Statuses: []string{"future"}, Limit: 500, OrderBy: "date", Order: "asc"})
+		if err != nil {
+			return n, err
+		}
+		for _, p := range due {
+			if p.DateGMT.After(before) {
+				continue
+			}
+			err := s.Store.Tx(ctx, func(tx store.Store) error {
+				cur, err := tx.GetPost(ctx, p.ID)
+				if err != nil || cur.Status != "future" {
+					return err
+				}
+				cur.Status = "publish"
+				if err := s.finishSlug(ctx, tx, pt, cur); err != nil {
+					return err
+				}
+				return tx.UpdatePost(ctx, cur)
+			})
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}

@@ -590,21 +590,26 @@ func (s *Site) ParentChains(ctx context.Context, posts []*store.Post) (map[int64
 	return out, nil
 }
 
-// PublishDue publishes every scheduled post whose date has come. It is safe
-// to run on several nodes at once.
+// PublishDue publishes every scheduled post whose date has come and
+// returns how many it published. It is safe to run on several nodes at
+// once: each post is re-read and switched inside its own transaction.
 func (s *Site) PublishDue(ctx context.Context) (int, error) {
 	now := s.Now()
-	before := now.Add(time.Second)
+	before := s.LocalWallClock(now.Add(time.Second))
 	var n int
 	for _, pt := range s.types.All() {
-		due, err := s.Store.ListPosts(ctx, store.PostQuery{Types: []string{pt.Name}, Statuses: []string{"future"}, Limit: 500, OrderBy: "date", Order: "asc"})
+		due, err := s.Store.ListPosts(ctx, store.PostQuery{
+			Types: []string{pt.Name}, Statuses: []string{"future"}, Before: &before,
+			Limit: 500, OrderBy: "date", Order: "asc",
+		})
 		if err != nil {
 			return n, err
 		}
 		for _, p := range due {
-			if p.DateGMT.After(before) {
+			if p.DateGMT.After(now) {
 				continue
 			}
+			published := false
 			err := s.Store.Tx(ctx, func(tx store.Store) error {
 				cur, err := tx.GetPost(ctx, p.ID)
 				if err != nil || cur.Status != "future" {
@@ -614,12 +619,15 @@ func (s *Site) PublishDue(ctx context.Context) (int, error) {
 				if err := s.finishSlug(ctx, tx, pt, cur); err != nil {
 					return err
 				}
+				published = true
 				return tx.UpdatePost(ctx, cur)
 			})
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return n, err
 			}
-			n++
+			if published {
+				n++
+			}
 		}
 	}
 	return n, nil

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/render"
@@ -765,29 +766,13 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 		return prop != nil && prop.Context&ctx != 0
 	}
 	res.Set("id", p.ID)
-	if s, ok := content.FormatDate(p.Date); ok {
-		res.Set("date", s)
-	} else {
-		res.Set("date", nil)
-	}
-	if s, ok := content.FormatDate(p.DateGMT); ok {
-		res.Set("date_gmt", s)
-	} else {
-		res.Set("date_gmt", nil)
-	}
+	setDate(res, "date", p.Date)
+	setDate(res, "date_gmt", p.DateGMT)
 	if want("guid") {
 		res.Set("guid", map[string]any{"rendered": p.GUID, "raw": p.GUID})
 	}
-	if s, ok := content.FormatDate(p.Modified); ok {
-		res.Set("modified", s)
-	} else {
-		res.Set("modified", nil)
-	}
-	if s, ok := content.FormatDate(p.ModifiedGMT); ok {
-		res.Set("modified_gmt", s)
-	} else {
-		res.Set("modified_gmt", nil)
-	}
+	setDate(res, "modified", p.Modified)
+	setDate(res, "modified_gmt", p.ModifiedGMT)
 	res.Set("password", p.Password)
 	res.Set("slug", p.Slug)
 	res.Set("status", p.Status)
@@ -837,6 +822,15 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 	}
 	c.links(r, res, p)
 	return res
+}
+
+// setDate sets a date field, null for the all-zero date.
+func setDate(res *rest.Resource, name string, t time.Time) {
+	if s, ok := content.FormatDate(t); ok {
+		res.Set(name, s)
+	} else {
+		res.Set(name, nil)
+	}
 }
 
 // links adds the relations of reference §6.3.

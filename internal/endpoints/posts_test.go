@@ -846,3 +846,27 @@ func TestWrongBasicCredentialsAreRejected(t *testing.T) {
 	r := e.do("GET", posts, "", nil, "Authorization", "Basic "+basic("editor", "wrong"))
 	r.wantError(401, "rest_authentication_failed")
 }
+
+func TestScheduledPostIsPublishedWhenDue(t *testing.T) {
+	e := newEnv(t)
+	when := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Second)
+	m := e.do("POST", posts, "editor", map[string]any{"title": "Later", "status": "publish", "date_gmt": when.Format("2006-01-02T15:04:05")}).obj()
+	if m["status"] != "future" {
+		t.Fatalf("status %v, want future", m["status"])
+	}
+	path := fmt.Sprintf("%s/%v", posts, m["id"])
+	e.do("GET", path, "").wantError(401, "rest_forbidden")
+	if n, err := e.site.PublishDue(context.Background()); err != nil || n != 0 {
+		t.Fatalf("PublishDue before the date: %d, %v", n, err)
+	}
+	e.site.SetClock(func() time.Time { return when.Add(time.Minute) })
+	defer e.site.SetClock(time.Now)
+	if n, err := e.site.PublishDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("PublishDue after the date: %d, %v", n, err)
+	}
+	got := e.do("GET", path, "")
+	got.wantStatus(200)
+	if got.obj()["date_gmt"] != when.Format("2006-01-02T15:04:05") {
+		t.Errorf("publishing changed the date: %v", got.obj()["date_gmt"])
+	}
+}

@@ -266,6 +266,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	schedCtx, stopSched := context.WithCancel(ctx)
+	defer stopSched()
+	go s.publishScheduled(schedCtx)
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
@@ -284,6 +287,29 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
 	return nil
+}
+
+// PublishInterval is how often scheduled posts whose date has come are
+// published.
+const PublishInterval = 30 * time.Second
+
+// publishScheduled publishes due scheduled posts at start and then every
+// PublishInterval until ctx ends. Several nodes may run it at once.
+func (s *Server) publishScheduled(ctx context.Context) {
+	t := time.NewTicker(PublishInterval)
+	defer t.Stop()
+	for {
+		if n, err := s.site.PublishDue(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Warn("publishing scheduled posts", "err", err)
+		} else if n > 0 {
+			s.logger.Info("published scheduled posts", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Close closes the store.

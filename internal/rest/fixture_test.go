@@ -305,10 +305,11 @@ func newFixture(t testing.TB, mod func(*rest.Config)) *fixture {
 
 // result is a decoded response.
 type result struct {
-	Status int
-	Header http.Header
-	Raw    string
-	Body   any
+	Status    int
+	Header    http.Header
+	RawHeader http.Header
+	Raw       string
+	Body      any
 }
 
 func (r result) obj(t testing.TB) map[string]any {
@@ -332,7 +333,15 @@ func (f *fixture) do(t testing.TB, method, target string, body string, hdr ...st
 	}
 	w := httptest.NewRecorder()
 	f.srv.ServeHTTP(w, req)
-	res := result{Status: w.Code, Header: w.Header(), Raw: w.Body.String()}
+	// Canonicalise the header names as a client reading the wire would;
+	// RawHeader keeps the spelling the server wrote.
+	canon := http.Header{}
+	for k, vs := range w.Header() {
+		for _, v := range vs {
+			canon.Add(k, v)
+		}
+	}
+	res := result{Status: w.Code, Header: canon, RawHeader: w.Header(), Raw: w.Body.String()}
 	if res.Raw != "" && res.Header.Get("Content-Type") == "application/json; charset=UTF-8" {
 		if err := json.Unmarshal(w.Body.Bytes(), &res.Body); err != nil {
 			t.Fatalf("%s %s: invalid JSON %q: %v", method, target, res.Raw, err)

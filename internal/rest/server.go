@@ -557,7 +557,9 @@ func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embe
 		status = http.StatusOK
 	} else {
 		for k, v := range resp.Header {
-			h[k] = v
+			// The spec's spelling (X-API-Total), not Go's canonical one;
+			// header names are case-insensitive, but clients grep them.
+			h[s.headerName(k)] = v
 		}
 		e.value(resp.Data)
 	}

@@ -686,6 +686,9 @@ func TestPaginationLinks(t *testing.T) {
 		})
 	}
 	res := f.do(t, "GET", "/api/svc/v2/things?per_page=2", "")
+	if _, ok := res.RawHeader["X-API-TotalPages"]; !ok {
+		t.Errorf("X-API-TotalPages not sent with the spec's spelling: %v", res.RawHeader)
+	}
 	if res.Header.Get("X-API-TotalPages") != "3" {
 		t.Errorf("total pages %q", res.Header.Get("X-API-TotalPages"))
 	}

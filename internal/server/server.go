@@ -268,7 +268,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- hs.Serve(ln) }()
 	schedCtx, stopSched := context.WithCancel(ctx)
 	defer stopSched()
-	go s.publishScheduled(schedCtx)
+	if s.site != nil {
+		go s.publishScheduled(schedCtx)
+	}
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {

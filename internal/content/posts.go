@@ -485,9 +485,16 @@ func guidFor(siteRoot string, pt *PostType, id int64) string {
 	}
 }
 
-// Trashable reports whether DELETE without force may move posts of pt to
-// the trash.
-func (s *Site) Trashable(pt *PostType) bool { return pt.Trashable }
+// Trashable reports whether DELETE without force may move p (of type pt)
+// to the trash. It is the rest_<type>_trashable filter point (reference
+// §11): the type's default passes through Site.PostTrashable when set.
+func (s *Site) Trashable(pt *PostType, p *store.Post) bool {
+	supported := pt.Trashable
+	if s.PostTrashable != nil {
+		supported = s.PostTrashable(pt, p, supported)
+	}
+	return supported
+}
 
 // TrashPost moves p to the trash, remembering its status.
 func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {

@@ -29,6 +29,11 @@ type Site struct {
 	clock    func() time.Time
 	renders  renderCache
 	counts   countCache
+
+	// PostTrashable, when set, filters whether a post may be trashed
+	// (the rest_<type>_trashable hook point); supported is the type's
+	// default.
+	PostTrashable func(pt *PostType, p *store.Post, supported bool) bool
 }
 
 // NewSite builds a Site over st from the configuration.

@@ -422,7 +422,7 @@ func (c *postsController) delete(r *rest.Request) (*rest.Response, error) {
 			return nil, rest.NewError("rest_cannot_delete", 500, "The post cannot be deleted.")
 		}
 	} else {
-		if !c.site.Trashable(c.pt) {
+		if !c.site.Trashable(c.pt, p) {
 			return nil, rest.NewError("rest_trash_not_supported", 501, "The post does not support trashing.")
 		}
 		if p.Status == "trash" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -869,4 +870,21 @@ func TestScheduledPostIsPublishedWhenDue(t *testing.T) {
 	if got.obj()["date_gmt"] != when.Format("2006-01-02T15:04:05") {
 		t.Errorf("publishing changed the date: %v", got.obj()["date_gmt"])
 	}
+}
+
+func TestTrashableFilterPoint(t *testing.T) {
+	e := newEnv(t)
+	var seen []int64
+	e.site.PostTrashable = func(pt *content.PostType, p *store.Post, supported bool) bool {
+		seen = append(seen, p.ID)
+		return pt.Name != "post" && supported
+	}
+	p := e.createPost("editor", "post", map[string]any{"title": "Keep"})
+	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantError(501, "rest_trash_not_supported")
+	if len(seen) != 1 || seen[0] != p.ID {
+		t.Fatalf("filter saw %v", seen)
+	}
+	pg := e.createPost("editor", "page", map[string]any{"title": "Trash me"})
+	e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%d", pg.ID), "editor").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").wantStatus(200)
 }

@@ -392,9 +392,9 @@ func TestContextFiltering(t *testing.T) {
 		ctx  string
 		want []string
 	}{
-		{"view", []string{"id", "date", "date_gmt", "guid", "modified", "modified_gmt", "slug", "type", "link", "title", "content", "excerpt", "author", "featured_media", "comment_status", "ping_status", "sticky", "format", "_links"}},
+		{"view", []string{"id", "date", "date_gmt", "guid", "modified", "modified_gmt", "slug", "type", "link", "title", "content", "excerpt", "author", "featured_media", "comment_status", "ping_status", "sticky", "format", "categories", "tags", "_links"}},
 		{"embed", []string{"id", "date", "slug", "type", "link", "title", "excerpt", "author", "_links"}},
-		{"edit", []string{"id", "date", "date_gmt", "guid", "modified", "modified_gmt", "password", "slug", "status", "type", "link", "title", "content", "excerpt", "author", "featured_media", "comment_status", "ping_status", "sticky", "format", "_links"}},
+		{"edit", []string{"id", "date", "date_gmt", "guid", "modified", "modified_gmt", "password", "slug", "status", "type", "link", "title", "content", "excerpt", "author", "featured_media", "comment_status", "ping_status", "sticky", "format", "categories", "tags", "_links"}},
 	}
 	for _, tc := range cases {
 		m := e.do("GET", path+"?context="+tc.ctx, "editor").obj()
@@ -693,18 +693,25 @@ func TestCollectionHidesUnreadableAndCountsMatch(t *testing.T) {
 func TestListStatementsDoNotGrowWithPerPage(t *testing.T) {
 	e := newEnv(t)
 	parent := e.createPost("editor", "page", map[string]any{"title": "Root"})
+	// Terms with a parent chain, so that term arrays, term links and
+	// embedded terms (with their up links) are part of every page.
+	top := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Top"}).obj()["id"]
+	mid := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Mid", "parent": top}).obj()["id"]
+	tag := e.do("POST", "/api/svc/v2/tags", "editor", map[string]any{"name": "Tag"}).obj()["id"]
 	for i := 0; i < 60; i++ {
-		e.createPost("editor", "post", map[string]any{"title": fmt.Sprintf("Post %d", i)})
+		cat := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": fmt.Sprintf("Leaf %d", i), "parent": mid}).obj()["id"]
+		e.createPost("editor", "post", map[string]any{"title": fmt.Sprintf("Post %d", i), "categories": []any{cat, top}, "tags": []any{tag}})
 		e.createPost("editor", "page", map[string]any{"title": fmt.Sprintf("Page %d", i), "parent": parent.ID})
 	}
 	count := func(path string) int64 {
-		// A write first, so that no cached count hides a statement.
-		e.createPost("editor", "post", map[string]any{"title": "Bump"})
+		// A write first, so that no cached count hides a statement; dated
+		// in the past, it stays off the first page.
+		e.createPost("editor", "post", map[string]any{"title": "Bump", "date": "2001-01-01T00:00:00"})
 		before := e.db.Statements()
 		e.do("GET", path, "").wantStatus(200)
 		return e.db.Statements() - before
 	}
-	for _, base := range []string{posts + "?", "/api/svc/v2/pages?", posts + "?_embed&"} {
+	for _, base := range []string{posts + "?", "/api/svc/v2/pages?", posts + "?_embed&", "/api/svc/v2/categories?_embed&"} {
 		small := count(base + "per_page=2")
 		large := count(base + "per_page=50")
 		if small != large {
@@ -801,7 +808,7 @@ func TestPostRoutesInIndexAndOptions(t *testing.T) {
 	}
 	coll := routes["/svc/v2/posts"].(map[string]any)
 	args := coll["endpoints"].([]any)[0].(map[string]any)["args"].(map[string]any)
-	for _, a := range []string{"context", "page", "per_page", "search", "after", "author", "author_exclude", "before", "exclude", "include", "offset", "order", "orderby", "slug", "status", "filter"} {
+	for _, a := range []string{"context", "page", "per_page", "search", "after", "author", "author_exclude", "before", "exclude", "include", "offset", "order", "orderby", "slug", "status", "filter", "categories", "tags"} {
 		if args[a] == nil {
 			t.Errorf("collection args lack %s", a)
 		}
@@ -817,7 +824,8 @@ func TestPostRoutesInIndexAndOptions(t *testing.T) {
 		t.Errorf("schema title %v", sch["title"])
 	}
 	props := sch["properties"].(map[string]any)
-	if len(props) != 20 {
+	// 22 with the categories and tags arrays (reference §10.1).
+	if len(props) != 22 {
 		t.Errorf("post schema has %d properties: %v", len(props), keys(props))
 	}
 	if r.Header.Get("Allow") != "GET" {
@@ -887,4 +895,23 @@ func TestTrashableFilterPoint(t *testing.T) {
 	pg := e.createPost("editor", "page", map[string]any{"title": "Trash me"})
 	e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%d", pg.ID), "editor").wantStatus(200)
 	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").wantStatus(200)
+}
+
+func TestReadsDoNotWriteToTheDatabase(t *testing.T) {
+	e := newEnv(t)
+	e.createPost("editor", "post", map[string]any{"title": "Read me"})
+	ctx := context.Background()
+	// The first authenticated request may record the password's last use.
+	e.do("GET", posts, "editor").wantStatus(200)
+	before, err := e.db.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		e.do("GET", posts+"?context=edit", "editor").wantStatus(200)
+		e.do("GET", posts, "").wantStatus(200)
+	}
+	if after, _ := e.db.Version(ctx); after != before {
+		t.Fatalf("reads wrote to the database: version %d -> %d", before, after)
+	}
 }

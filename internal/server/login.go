@@ -1,0 +1,227 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/store"
+)
+
+// newSessionAuth builds the browser-session authenticator: sessions in the
+// store, nonces signed with the site's shared secret (created on first
+// start), the nonce header named after the REST header prefix.
+func newSessionAuth(ctx context.Context, st store.Store, site *content.Site, names rest.Names, logger *slog.Logger) (*auth.SessionAuth, error) {
+	nonces, err := auth.LoadNonces(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("load nonce secret: %w", err)
+	}
+	return &auth.SessionAuth{
+		Sessions:    st,
+		Users:       st,
+		Nonces:      nonces,
+		Roles:       site.Roles(),
+		NonceHeader: names.HeaderPrefix + "Nonce",
+		Now:         time.Now,
+		Logger:      logger,
+	}, nil
+}
+
+// defaultAfterLogin is where a successful sign-in goes without redirect_to.
+const defaultAfterLogin = "/admin/"
+
+// Messages of the sign-in page. The failure message is the same whether or
+// not the login exists.
+const (
+	msgLoginFailed    = "The username or password you entered is incorrect."
+	msgLoginThrottled = "Too many failed sign-in attempts. Please wait a few minutes and try again."
+	msgLoginError     = "Signing in failed because of a server error. Please try again."
+	msgLoggedOut      = "You are now signed out."
+)
+
+// serveLogin shows the sign-in form (GET) and signs in (POST with log, pwd,
+// redirect_to and an optional rememberme).
+func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		msg := ""
+		if r.URL.Query().Get("loggedout") != "" {
+			msg = msgLoggedOut
+		}
+		s.loginPage(w, r, http.StatusOK, r.URL.Query().Get("redirect_to"), "", msg, false)
+	case http.MethodPost:
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			s.loginPage(w, r, http.StatusBadRequest, "", "", "The form could not be read.", true)
+			return
+		}
+		login := r.PostForm.Get("log")
+		redirect := r.PostForm.Get("redirect_to")
+		remember := r.PostForm.Get("rememberme") != ""
+		token, sess, err := s.sessions.SignIn(r.Context(), login, r.PostForm.Get("pwd"), remoteIP(r), r.UserAgent(), remember)
+		switch {
+		case errors.Is(err, auth.ErrLoginFailed):
+			s.loginPage(w, r, http.StatusUnauthorized, redirect, login, msgLoginFailed, true)
+			return
+		case errors.Is(err, auth.ErrLoginThrottled):
+			w.Header().Set("Retry-After", fmt.Sprint(int(auth.ThrottleWindow/time.Second)))
+			s.loginPage(w, r, http.StatusTooManyRequests, redirect, login, msgLoginThrottled, true)
+			return
+		case err != nil:
+			s.logger.Error("sign in", "err", err)
+			s.loginPage(w, r, http.StatusInternalServerError, redirect, login, msgLoginError, true)
+			return
+		}
+		cookie := &http.Cookie{
+			Name:     s.sessions.Cookie(),
+			Value:    token,
+			Path:     "/",
+			HttpOnly: true,
+			Secure:   r.TLS != nil,
+			SameSite: http.SameSiteLaxMode,
+		}
+		if remember {
+			cookie.Expires = sess.Expires
+		}
+		http.SetCookie(w, cookie)
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, safeRedirect(redirect), http.StatusFound)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// serveLogout ends the browser session (POST only, so that a link or an
+// image on another site cannot sign the visitor out) and goes back to the
+// sign-in page.
+func (s *Server) serveLogout(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := s.sessions.SignOut(r); err != nil {
+		s.logger.Error("sign out", "err", err)
+		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     s.sessions.Cookie(),
+		Value:    "",
+		Path:     "/",
+		MaxAge:   -1,
+		HttpOnly: true,
+		Secure:   r.TLS != nil,
+		SameSite: http.SameSiteLaxMode,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, "/login?loggedout=true", http.StatusFound)
+}
+
+// safeRedirect returns target when it is a path on this site, else the
+// default page, so that the form cannot be used as an open redirect.
+func safeRedirect(target string) string {
+	if target == "" {
+		return defaultAfterLogin
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		!strings.HasPrefix(u.Path, "/") || strings.HasPrefix(target, "//") || strings.ContainsAny(target, "\\\r\n") {
+		return defaultAfterLogin
+	}
+	return u.String()
+}
+
+// remoteIP is the client address of r (proxies' forwarding headers are not
+// trusted).
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// loginPage writes the sign-in form.
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, redirect, login, msg string, isError bool) {
+	title := html.EscapeString(s.cfg.Site.Title)
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" content=\"noindex\">\n<title>Sign in &lsaquo; ")
+	b.WriteString(title)
+	b.WriteString("</title>\n</head>\n<body>\n<h1>")
+	b.WriteString(title)
+	b.WriteString("</h1>\n")
+	if msg != "" {
+		class := "message"
+		if isError {
+			class = "error"
+		}
+		b.WriteString("<p class=\"" + class + "\" role=\"alert\">" + html.EscapeString(msg) + "</p>\n")
+	}
+	b.WriteString("<form name=\"loginform\" id=\"loginform\" action=\"/login\" method=\"post\">\n")
+	b.WriteString("<p><label for=\"user_login\">Username or email address</label>\n<input type=\"text\" name=\"log\" id=\"user_login\" autocomplete=\"username\" required value=\"" + html.EscapeString(login) + "\"></p>\n")
+	b.WriteString("<p><label for=\"user_pass\">Password</label>\n<input type=\"password\" name=\"pwd\" id=\"user_pass\" autocomplete=\"current-password\" required></p>\n")
+	b.WriteString("<p><label><input type=\"checkbox\" name=\"rememberme\" value=\"forever\"> Remember me</label></p>\n")
+	b.WriteString("<input type=\"hidden\" name=\"redirect_to\" value=\"" + html.EscapeString(safeRedirect(redirect)) + "\">\n")
+	b.WriteString("<p><button type=\"submit\">Sign in</button></p>\n</form>\n</body>\n</html>\n")
+	page := b.String()
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Length", fmt.Sprint(len(page)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(page))
+	}
+}
+
+// apiSettings is the settings object handed to pages of signed-in users.
+type apiSettings struct {
+	Root          string `json:"root"`
+	Nonce         string `json:"nonce"`
+	VersionString string `json:"versionString"`
+}
+
+// settingsScript returns the <script> that gives a page served to a
+// signed-in browser the API settings {root, nonce, versionString}
+// (cli.md), also as window.wpApiSettings in WordPress-compatibility mode.
+// It is empty for visitors who are not signed in.
+func (s *Server) settingsScript(r *http.Request) string {
+	u, token, err := s.sessions.Session(r)
+	if err != nil {
+		s.logger.Warn("page session", "err", err)
+		return ""
+	}
+	if u == nil {
+		return ""
+	}
+	js, err := json.Marshal(apiSettings{
+		Root:          s.APIRoot(r),
+		Nonce:         s.sessions.Nonce(u, token),
+		VersionString: s.names.Namespace + "/",
+	})
+	if err != nil {
+		return ""
+	}
+	// json.Marshal escapes <, > and &, so the object cannot close the
+	// script element.
+	out := "<script>window.folioApiSettings = " + string(js) + ";"
+	if s.cfg.Compat == config.CompatWordPress {
+		out += " window.wpApiSettings = window.folioApiSettings;"
+	}
+	return out + "</script>\n"
+}

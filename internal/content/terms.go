@@ -1,0 +1,552 @@
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/schema"
+	"github.com/folio-server/folio/internal/store"
+)
+
+// DefaultCategoryID is the id of the default category ("Uncategorized"),
+// created by the store's migrations: posts created without categories get
+// it, and it cannot be deleted.
+const DefaultCategoryID int64 = 1
+
+// TermHooks are the term hook points. Each is optional; request is the
+// interface request and response the resource being built (issue #8 turns
+// them into typed hooks).
+type TermHooks struct {
+	// PreInsert is rest_pre_insert_<taxonomy>: it sees (and may change) the
+	// term about to be written on create and update. An error stops the
+	// write and is returned to the caller.
+	PreInsert func(ctx context.Context, tax *Taxonomy, t *store.Term, request any) error
+	// Insert is rest_insert_<taxonomy>: it runs after a term was created
+	// (creating true) or updated.
+	Insert func(ctx context.Context, tax *Taxonomy, t *store.Term, request any, creating bool)
+	// Delete is rest_delete_<taxonomy>: it runs after a term was deleted,
+	// with the response built from the term as it was.
+	Delete func(ctx context.Context, tax *Taxonomy, t *store.Term, response any, request any)
+	// Prepare is rest_prepare_<taxonomy> (rest_prepare_category,
+	// rest_prepare_post_tag, ...): it may change the response built for a
+	// term.
+	Prepare func(ctx context.Context, tax *Taxonomy, t *store.Term, response any, request any)
+}
+
+// PrepareTermHook fires the rest_prepare_<taxonomy> hook point.
+func (s *Site) PrepareTermHook(ctx context.Context, tax *Taxonomy, t *store.Term, response, request any) {
+	if s.TermHooks.Prepare != nil {
+		s.TermHooks.Prepare(ctx, tax, t, response, request)
+	}
+}
+
+// DeleteTermHook fires the rest_delete_<taxonomy> hook point.
+func (s *Site) DeleteTermHook(ctx context.Context, tax *Taxonomy, t *store.Term, response, request any) {
+	if s.TermHooks.Delete != nil {
+		s.TermHooks.Delete(ctx, tax, t, response, request)
+	}
+}
+
+// Taxonomies returns the taxonomy registry.
+func (s *Site) Taxonomies() *Taxonomies { return s.taxonomies }
+
+// TermInput carries the writable term fields of a request; nil means "not
+// sent".
+type TermInput struct {
+	Name        *string
+	Slug        *string
+	Description *string
+	Parent      *int64
+}
+
+// GetTerm loads the term id of taxonomy tax; ok is false when it does not
+// exist or belongs to another taxonomy.
+func (s *Site) GetTerm(ctx context.Context, tax *Taxonomy, id int64) (*store.Term, bool, error) {
+	if id <= 0 {
+		return nil, false, nil
+	}
+	t, err := s.Store.GetTerm(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if t.Taxonomy != tax.Name {
+		return nil, false, nil
+	}
+	return t, true, nil
+}
+
+// ListTerms returns one page of the terms q selects and the number of
+// matching terms. A page that starts at or past the end is empty.
+func (s *Site) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term, int64, error) {
+	terms, err := s.Store.ListTerms(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.Limit > 0 && q.Offset == 0 && len(terms) < q.Limit {
+		return terms, int64(len(terms)), nil
+	}
+	cq := q
+	cq.Offset, cq.Limit, cq.OrderBy, cq.Order = 0, 0, "", ""
+	total, err := s.Store.CountTerms(ctx, cq)
+	if err != nil {
+		return nil, 0, err
+	}
+	if int64(q.Offset) >= total {
+		terms = nil
+	}
+	return terms, total, nil
+}
+
+// SortTerms orders terms in memory as the terms collection does for the
+// terms of one post: by orderby (name when empty or unknown), descending
+// when order is "desc".
+func SortTerms(terms []*store.Term, orderby, order string) {
+	less := func(a, b *store.Term) int {
+		switch orderby {
+		case "id", "term_group":
+			return cmpInt(a.ID, b.ID)
+		case "slug":
+			return strings.Compare(a.Slug, b.Slug)
+		case "description":
+			return strings.Compare(a.Description, b.Description)
+		case "count":
+			return cmpInt(a.Count, b.Count)
+		}
+		return 0 // name and include keep the stored name order
+	}
+	sort.SliceStable(terms, func(i, j int) bool { return less(terms[i], terms[j]) < 0 })
+	if strings.ToLower(order) == "desc" {
+		for i, j := 0, len(terms)-1; i < j; i, j = i+1, j-1 {
+			terms[i], terms[j] = terms[j], terms[i]
+		}
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// PostTerms loads, in one query, the terms of the given posts in the given
+// taxonomies: per post, in name order.
+func (s *Site) PostTerms(ctx context.Context, postIDs []int64, taxes []*Taxonomy) (map[int64][]*store.Term, error) {
+	if len(postIDs) == 0 || len(taxes) == 0 {
+		return map[int64][]*store.Term{}, nil
+	}
+	names := make([]string, len(taxes))
+	for i, tx := range taxes {
+		names[i] = tx.Name
+	}
+	return s.Store.PostTerms(ctx, postIDs, names)
+}
+
+// TermAncestors loads every ancestor of the given terms that known does not
+// hold yet, one query per level of depth, and adds them (and the terms) to
+// known, which it returns (a new map when known is nil).
+func (s *Site) TermAncestors(ctx context.Context, terms []*store.Term, known map[int64]*store.Term) (map[int64]*store.Term, error) {
+	if known == nil {
+		known = map[int64]*store.Term{}
+	}
+	for _, t := range terms {
+		known[t.ID] = t
+	}
+	missing := func(ts []*store.Term) []int64 {
+		var ids []int64
+		seen := map[int64]bool{}
+		for _, t := range ts {
+			if t.Parent != 0 && !seen[t.Parent] {
+				if _, ok := known[t.Parent]; !ok {
+					ids = append(ids, t.Parent)
+					seen[t.Parent] = true
+				}
+			}
+		}
+		return ids
+	}
+	next := missing(terms)
+	for depth := 0; len(next) > 0 && depth < 32; depth++ {
+		got, err := s.Store.GetTerms(ctx, next)
+		if err != nil {
+			return nil, err
+		}
+		level := make([]*store.Term, 0, len(got))
+		for _, id := range next {
+			if t, ok := got[id]; ok {
+				known[id] = t
+				level = append(level, t)
+			} else {
+				known[id] = nil // a dangling parent: looked up, missing
+			}
+		}
+		next = missing(level)
+	}
+	return known, nil
+}
+
+// TermLink returns the archive URL of term t under siteRoot; the ancestors
+// of a hierarchical term must be in ancestors (see TermAncestors).
+func (s *Site) TermLink(siteRoot string, tax *Taxonomy, t *store.Term, ancestors map[int64]*store.Term) string {
+	base := tax.Name
+	switch tax.Name {
+	case "post_tag":
+		base = "tag"
+	case "category":
+		base = "category"
+	}
+	parts := []string{t.Slug}
+	if tax.Hierarchical {
+		seen := map[int64]bool{t.ID: true}
+		for cur := t; cur.Parent != 0; {
+			par := ancestors[cur.Parent]
+			if par == nil || seen[par.ID] {
+				break
+			}
+			seen[par.ID] = true
+			parts = append(parts, par.Slug)
+			cur = par
+		}
+		for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+			parts[i], parts[j] = parts[j], parts[i]
+		}
+	}
+	return siteRoot + "/" + base + "/" + strings.Join(parts, "/") + "/"
+}
+
+// CanAssignTerms reports whether u may assign terms of every taxonomy named
+// in terms (the assign_terms capability, reference §5.2).
+func (s *Site) CanAssignTerms(u *auth.User, terms map[string][]int64) bool {
+	for name := range terms {
+		tx, ok := s.taxonomies.Get(name)
+		if ok && !u.HasCap(tx.Caps.AssignTerms) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkParent applies the parent rules of create and update: a parent on
+// a flat taxonomy and a parent that does not exist are refused; 0 means
+// top level.
+func (s *Site) checkParent(ctx context.Context, tax *Taxonomy, parent int64) error {
+	if !tax.Hierarchical {
+		return errBad("rest_taxonomy_not_hierarchical", "Can not set resource parent, taxonomy is not hierarchical.")
+	}
+	if parent == 0 {
+		return nil
+	}
+	if _, ok, err := s.GetTerm(ctx, tax, parent); err != nil {
+		return err
+	} else if !ok {
+		return errBad("rest_term_invalid", "Parent resource doesn't exist.")
+	}
+	return nil
+}
+
+func errEmptyTermName() *Error {
+	return errBad("empty_term_name", "A name is required for this term.")
+}
+
+// CreateTerm validates in and stores a new term of tax (reference §10.6,
+// decisions #5).
+func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, request any) (*store.Term, error) {
+	t := &store.Term{Taxonomy: tax.Name}
+	if in.Parent != nil {
+		if err := s.checkParent(ctx, tax, *in.Parent); err != nil {
+			return nil, err
+		}
+		t.Parent = *in.Parent
+	}
+	if in.Name != nil {
+		t.Name = schema.SanitizeTextField(*in.Name)
+	}
+	if in.Description != nil {
+		t.Description = render.KSESPost(*in.Description)
+	}
+	slugGiven := false
+	if in.Slug != nil {
+		t.Slug = render.Slug(*in.Slug)
+		slugGiven = t.Slug != ""
+	}
+	if s.TermHooks.PreInsert != nil {
+		if err := s.TermHooks.PreInsert(ctx, tax, t, request); err != nil {
+			return nil, err
+		}
+	}
+	if strings.TrimSpace(t.Name) == "" {
+		return nil, errEmptyTermName()
+	}
+	if t.Slug == "" {
+		t.Slug = render.Slug(t.Name)
+	}
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := s.checkTermExists(ctx, tx, tax, t, slugGiven); err != nil {
+			return err
+		}
+		if err := s.uniqueTermSlug(ctx, tx, t); err != nil {
+			return err
+		}
+		return tx.InsertTerm(ctx, t)
+	})
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		return nil, fmt.Errorf("create term: %w", err)
+	}
+	if s.TermHooks.Insert != nil {
+		s.TermHooks.Insert(ctx, tax, t, request, true)
+	}
+	return t, nil
+}
+
+// checkTermExists refuses a term whose name is taken (at the same level of
+// a hierarchical taxonomy) unless a distinct free slug was given, as the
+// original's term insertion does; the error carries the existing term's id.
+func (s *Site) checkTermExists(ctx context.Context, tx store.Store, tax *Taxonomy, t *store.Term, slugGiven bool) error {
+	q := store.TermQuery{Taxonomy: tax.Name, Names: []string{t.Name}, OrderBy: "id"}
+	if tax.Hierarchical {
+		q.Parent, q.ParentSet = t.Parent, true
+	}
+	same, err := tx.ListTerms(ctx, q)
+	if err != nil || len(same) == 0 {
+		return err
+	}
+	match := same[0]
+	if slugGiven && match.Slug != t.Slug {
+		taken, err := tx.ListTerms(ctx, store.TermQuery{Taxonomy: tax.Name, Slugs: []string{t.Slug}, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(taken) == 0 {
+			return nil
+		}
+	}
+	msg := "A term with the name provided already exists in this taxonomy."
+	if tax.Hierarchical {
+		msg = "A term with the name provided already exists with this parent."
+	}
+	e := errBad("term_exists", msg)
+	e.Data = map[string]any{"term_id": match.ID}
+	return e
+}
+
+// uniqueTermSlug gives t a slug no other term of its taxonomy uses, adding
+// -2, -3, ... when needed.
+func (s *Site) uniqueTermSlug(ctx context.Context, tx store.Store, t *store.Term) error {
+	if t.Slug == "" {
+		t.Slug = "term"
+	}
+	base := t.Slug
+	for n := 1; ; n++ {
+		cand := base
+		if n > 1 {
+			suffix := "-" + strconv.Itoa(n)
+			cand = truncateSlug(base, 200-len(suffix)) + suffix
+		}
+		taken, err := tx.ListTerms(ctx, store.TermQuery{Taxonomy: t.Taxonomy, Slugs: []string{cand}, Exclude: nonZero(t.ID), Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(taken) == 0 {
+			t.Slug = cand
+			return nil
+		}
+	}
+}
+
+func nonZero(id int64) []int64 {
+	if id == 0 {
+		return nil
+	}
+	return []int64{id}
+}
+
+// UpdateTerm applies in to the stored term old of tax. When nothing would
+// change the term is returned as it is and nothing is written.
+func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, in TermInput, request any) (*store.Term, error) {
+	if in.Parent != nil {
+		if err := s.checkParent(ctx, tax, *in.Parent); err != nil {
+			return nil, err
+		}
+	}
+	if in.Name == nil && in.Slug == nil && in.Description == nil && in.Parent == nil {
+		return old, nil
+	}
+	t := *old
+	if in.Name != nil {
+		t.Name = schema.SanitizeTextField(*in.Name)
+	}
+	if in.Description != nil {
+		t.Description = render.KSESPost(*in.Description)
+	}
+	if in.Parent != nil {
+		t.Parent = *in.Parent
+	}
+	regenerate := false
+	if in.Slug != nil {
+		t.Slug = render.Slug(*in.Slug)
+		if t.Slug == "" {
+			regenerate = true
+		}
+	}
+	if s.TermHooks.PreInsert != nil {
+		if err := s.TermHooks.PreInsert(ctx, tax, &t, request); err != nil {
+			return nil, err
+		}
+	}
+	if strings.TrimSpace(t.Name) == "" {
+		return nil, errEmptyTermName()
+	}
+	if regenerate || t.Slug == "" {
+		t.Slug = render.Slug(t.Name)
+		regenerate = true
+	}
+	if t == *old {
+		return old, nil
+	}
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if t.Parent != old.Parent && t.Parent != 0 {
+			if err := s.checkNoLoop(ctx, tx, &t); err != nil {
+				return err
+			}
+		}
+		if t.Slug != old.Slug {
+			if regenerate || t.Parent != old.Parent {
+				if err := s.uniqueTermSlug(ctx, tx, &t); err != nil {
+					return err
+				}
+			} else {
+				taken, err := tx.ListTerms(ctx, store.TermQuery{Taxonomy: t.Taxonomy, Slugs: []string{t.Slug}, Exclude: []int64{t.ID}, Limit: 1})
+				if err != nil {
+					return err
+				}
+				if len(taken) > 0 {
+					return errBad("duplicate_term_slug", fmt.Sprintf("The slug \u201c%s\u201d is already in use by another term", t.Slug))
+				}
+			}
+		}
+		return tx.UpdateTerm(ctx, &t)
+	})
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		return nil, fmt.Errorf("update term %d: %w", t.ID, err)
+	}
+	if s.TermHooks.Insert != nil {
+		s.TermHooks.Insert(ctx, tax, &t, request, false)
+	}
+	return &t, nil
+}
+
+// checkNoLoop refuses a parent that is the term itself or one of its
+// descendants.
+func (s *Site) checkNoLoop(ctx context.Context, tx store.Store, t *store.Term) error {
+	seen := map[int64]bool{}
+	for cur := t.Parent; cur != 0 && !seen[cur]; {
+		if cur == t.ID {
+			return errBad("rest_term_invalid", "A term cannot be its own parent or the child of one of its children.")
+		}
+		seen[cur] = true
+		p, err := tx.GetTerm(ctx, cur)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		cur = p.Parent
+	}
+	return nil
+}
+
+// DeleteTerm removes term t of tax. Its posts lose it (a post left without
+// a category gets the default one) and its children move to its parent.
+// The default category cannot be deleted (rest_cannot_delete, 500, as the
+// original answers).
+func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) error {
+	var reassign int64
+	if tax.Name == "category" {
+		if t.ID == DefaultCategoryID {
+			return &Error{Code: "rest_cannot_delete", Message: "The resource cannot be deleted.", Status: 500}
+		}
+		reassign = DefaultCategoryID
+	}
+	if err := s.Store.DeleteTerm(ctx, t.ID, reassign); err != nil {
+		return fmt.Errorf("delete term %d: %w", t.ID, err)
+	}
+	return nil
+}
+
+// checkPostTerms validates the term arrays of a post write: every id must
+// be a term of its taxonomy, else rest_invalid_param names the field (the
+// taxonomy's rest base) and the unknown ids. Taxonomies that do not apply
+// to pt are ignored.
+func (s *Site) checkPostTerms(ctx context.Context, pt *PostType, terms map[string][]int64) error {
+	var all []int64
+	for _, tx := range s.taxonomies.ForType(pt.Name) {
+		all = append(all, terms[tx.Name]...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	got, err := s.Store.GetTerms(ctx, all)
+	if err != nil {
+		return err
+	}
+	params := map[string]any{}
+	var names []string
+	for _, tx := range s.taxonomies.ForType(pt.Name) {
+		var bad []string
+		for _, id := range terms[tx.Name] {
+			if t, ok := got[id]; !ok || t.Taxonomy != tx.Name {
+				bad = append(bad, strconv.FormatInt(id, 10))
+			}
+		}
+		if len(bad) > 0 {
+			params[tx.RestBase] = "Invalid term id(s) for " + tx.RestBase + ": " + strings.Join(bad, ", ") + "."
+			names = append(names, tx.RestBase)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	e := errBad("rest_invalid_param", "Invalid parameter(s): "+strings.Join(names, ", "))
+	e.Data = map[string]any{"params": params}
+	return e
+}
+
+// setPostTerms writes the term arrays of a post inside the write
+// transaction tx: each taxonomy of pt that in names is replaced; a new
+// `post` that names no categories gets the default category.
+func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, creating bool) error {
+	for _, tax := range s.taxonomies.ForType(pt.Name) {
+		ids, ok := terms[tax.Name]
+		if !ok {
+			if !creating || pt.Name != "post" || tax.Name != "category" {
+				continue
+			}
+			ids = []int64{DefaultCategoryID}
+		}
+		if err := tx.SetPostTerms(ctx, p.ID, tax.Name, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}

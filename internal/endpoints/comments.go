@@ -1,0 +1,916 @@
+package endpoints
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/schema"
+	"github.com/folio-server/folio/internal/store"
+)
+
+// commentsController serves /comments and /comments/<id> (reference §10.4).
+type commentsController struct {
+	site  *content.Site
+	names rest.Names
+	base  string // "svc/v2/comments"
+	// write is the schema the write arguments were made from; mu guards
+	// the cached item schema, which follows the avatar sizes.
+	write  *schema.Object
+	mu     sync.Mutex
+	schema *schema.Object
+	sizes  []int
+}
+
+func newCommentsController(site *content.Site, names rest.Names) *commentsController {
+	c := &commentsController{site: site, names: names, base: names.Namespace + "/comments"}
+	c.write, _ = c.itemSchema()
+	return c
+}
+
+// itemSchema returns the item schema for the current avatar sizes, and
+// those sizes.
+func (c *commentsController) itemSchema() (*schema.Object, []int) {
+	sizes := c.site.AvatarSizes()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.schema == nil || !slices.Equal(sizes, c.sizes) {
+		c.schema, c.sizes = commentSchema(sizes), sizes
+	}
+	return c.schema, c.sizes
+}
+
+func (c *commentsController) register(rs *rest.Server, ns string) {
+	itemSchema := func() *schema.Object { o, _ := c.itemSchema(); return o }
+	rs.Register(ns, "/comments", &rest.Route{
+		Schema:   itemSchema,
+		Prefetch: c.prefetchLists,
+		Endpoints: []*rest.Endpoint{
+			{Methods: rest.Readable, Handler: c.list, Permission: c.listPermission, Args: c.collectionParams()},
+			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, Args: c.writeArgs(true)},
+		},
+	})
+	rs.Register(ns, `/comments/(?P<id>[\d]+)`, &rest.Route{
+		Schema:   itemSchema,
+		Prefetch: c.prefetch,
+		Endpoints: []*rest.Endpoint{
+			{Methods: rest.Readable, Handler: c.get, Permission: c.getPermission, Args: []*rest.Arg{
+				contextArg("view"),
+				{Name: "password", Description: "The password for the post if it is password protected.", Type: "string"},
+			}},
+			{Methods: rest.Editable, Handler: c.update, Permission: c.updatePermission, Args: c.writeArgs(false)},
+			{Methods: rest.Deletable, Handler: c.delete, Permission: c.deletePermission, Args: []*rest.Arg{
+				{Name: "force", Description: "Whether to bypass trash and force deletion.", Type: "boolean", Default: false},
+			}},
+		},
+	})
+}
+
+// commentSchema builds the comment item schema in output order (reference
+// §10.4); author_avatar_urls is present only when sizes is not empty.
+func commentSchema(sizes []int) *schema.Object {
+	V, E, M := schema.View, schema.Edit, schema.Embed
+	o := schema.NewObject("comment",
+		&schema.Property{Name: "id", Description: "Unique identifier for the object.", Type: "integer", Context: V | E | M, Readonly: true},
+		&schema.Property{Name: "post", Description: "The id of the associated post object.", Type: "integer", Context: V | E, Default: int64(0)},
+		&schema.Property{Name: "parent", Description: "The id for the parent of the object.", Type: "integer", Context: V | E | M, Default: int64(0)},
+		&schema.Property{Name: "author", Description: "The id of the user object, if author was a user.", Type: "integer", Context: V | E | M},
+		&schema.Property{Name: "author_name", Description: "Display name for the object author.", Type: "string", Context: V | E | M, Default: ""},
+		&schema.Property{Name: "author_email", Description: "Email address for the object author.", Type: "string", Format: "email", Context: E},
+		&schema.Property{Name: "author_url", Description: "URL for the object author.", Type: "string", Format: "uri", Context: V | E | M},
+		&schema.Property{Name: "author_ip", Description: "IP address for the object author.", Type: "string", Context: E, Readonly: true},
+		&schema.Property{Name: "author_user_agent", Description: "User agent for the object author.", Type: "string", Context: E, Readonly: true},
+		&schema.Property{Name: "date", Description: "The date the object was published.", Type: "string", Format: "date-time", Context: V | E | M},
+		&schema.Property{Name: "date_gmt", Description: "The date the object was published as GMT.", Type: "string", Format: "date-time", Context: V | E},
+		&schema.Property{Name: "content", Description: "The content for the object.", Type: "object", Context: V | E | M, Default: "", Properties: []*schema.Property{
+			{Name: "raw", Description: "Content for the object, as it exists in the database.", Type: "string", Context: E},
+			{Name: "rendered", Description: "HTML content for the object, transformed for display.", Type: "string", Context: V | E | M},
+		}},
+		&schema.Property{Name: "karma", Description: "Karma for the object.", Type: "integer", Context: E},
+		&schema.Property{Name: "link", Description: "URL to the object.", Type: "string", Format: "uri", Context: V | E | M, Readonly: true},
+		&schema.Property{Name: "status", Description: "State of the object.", Type: "string", Context: V | E},
+		&schema.Property{Name: "type", Description: "Type of Comment for the object.", Type: "string", Context: V | E | M, Default: ""},
+	)
+	if len(sizes) > 0 {
+		props := make([]*schema.Property, 0, len(sizes))
+		for _, sz := range sizes {
+			props = append(props, &schema.Property{
+				Name:        strconv.Itoa(sz),
+				Description: "Avatar URL with image size of " + strconv.Itoa(sz) + " pixels.",
+				Type:        "string", Format: "uri", Context: M | V | E,
+			})
+		}
+		o.Add(&schema.Property{Name: "author_avatar_urls", Description: "Avatar URLs for the object author.", Type: "object", Context: V | E | M, Readonly: true, Properties: props})
+	}
+	return o
+}
+
+// writeArgs are the create (creating) or update arguments: the writable
+// schema properties with the original's sanitizers.
+func (c *commentsController) writeArgs(creating bool) []*rest.Arg {
+	args := rest.ArgsFromSchema(c.write, creating)
+	for _, a := range args {
+		switch a.Name {
+		case "author_name":
+			a.Sanitize = sanitizeCommentText
+		case "status", "type":
+			a.Sanitize = sanitizeKey
+		case "karma":
+			a.Sanitize = rest.AbsInt
+		}
+	}
+	return args
+}
+
+// sanitizeCommentText is sanitize_text_field for a string parameter.
+func sanitizeCommentText(_ *rest.Request, name string, v any) (any, error) {
+	s, ok := schema.ScalarString(v)
+	if !ok {
+		return nil, fmt.Errorf("%s is not of type string", name)
+	}
+	return schema.SanitizeTextField(s), nil
+}
+
+func (c *commentsController) collectionParams() []*rest.Arg {
+	args := collectionArgs()
+	return append(args,
+		&rest.Arg{Name: "after", Description: "Limit response to resources published after a given ISO8601 compliant date.", Type: "string", Format: "date-time"},
+		&rest.Arg{Name: "author", Description: "Limit result set to comments assigned to specific user ids. Requires authorization.", Type: "array", Items: "integer"},
+		&rest.Arg{Name: "author_exclude", Description: "Ensure result set excludes comments assigned to specific user ids. Requires authorization.", Type: "array", Items: "integer"},
+		&rest.Arg{Name: "author_email", Description: "Limit result set to that from a specific author email. Requires authorization.", Type: "string", Format: "email"},
+		&rest.Arg{Name: "before", Description: "Limit response to resources published before a given ISO8601 compliant date.", Type: "string", Format: "date-time"},
+		&rest.Arg{Name: "exclude", Description: "Ensure result set excludes specific ids.", Type: "array", Items: "integer", Default: []int64{}},
+		&rest.Arg{Name: "include", Description: "Limit result set to specific ids.", Type: "array", Items: "integer", Default: []int64{}},
+		&rest.Arg{Name: "karma", Description: "Limit result set to that of a particular comment karma. Requires authorization.", Type: "integer", Sanitize: rest.AbsInt},
+		&rest.Arg{Name: "offset", Description: "Offset the result set by a specific number of comments.", Type: "integer", Sanitize: rest.AbsInt},
+		&rest.Arg{Name: "order", Description: "Order sort attribute ascending or descending.", Type: "string", Default: "asc", Enum: []string{"asc", "desc"}, Sanitize: sanitizeKey},
+		&rest.Arg{Name: "orderby", Description: "Sort collection by object attribute.", Type: "string", Default: "date_gmt",
+			Enum: []string{"date", "date_gmt", "id", "include", "post", "parent", "type"}, Sanitize: sanitizeKey},
+		&rest.Arg{Name: "parent", Description: "Limit result set to resources of specific parent ids.", Type: "array", Items: "integer", Default: []int64{}},
+		&rest.Arg{Name: "parent_exclude", Description: "Ensure result set excludes specific parent ids.", Type: "array", Items: "integer", Default: []int64{}},
+		&rest.Arg{Name: "post", Description: "Limit result set to resources assigned to specific post ids.", Type: "array", Items: "integer", Default: []int64{}},
+		&rest.Arg{Name: "status", Description: "Limit result set to comments assigned a specific status. Requires authorization.", Type: "string", Default: "approve", Sanitize: sanitizeKey},
+		&rest.Arg{Name: "type", Description: "Limit result set to comments assigned a specific type. Requires authorization.", Type: "string", Default: "comment", Sanitize: sanitizeKey},
+		&rest.Arg{Name: "password", Description: "The password for the post if it is password protected.", Type: "string"},
+	)
+}
+
+// commentKey caches loaded comments in the request-scoped cache.
+type commentKey int64
+
+func (c *commentsController) load(r *rest.Request) (*store.Comment, error) {
+	id := r.Int("id")
+	if id <= 0 {
+		return nil, nil
+	}
+	cache := r.Cache()
+	if v, ok := cache[commentKey(id)]; ok {
+		cm, _ := v.(*store.Comment)
+		return cm, nil
+	}
+	cm, ok, err := c.site.GetComment(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		cm = nil
+	}
+	cache[commentKey(id)] = cm
+	return cm, nil
+}
+
+// prefetch batch-loads the comments of many embedded item requests (the
+// in-reply-to links of a page of comments).
+func (c *commentsController) prefetch(reqs []*rest.Request) {
+	if len(reqs) == 0 {
+		return
+	}
+	cache := reqs[0].Cache()
+	var ids []int64
+	for _, r := range reqs {
+		if id := r.Int("id"); id > 0 {
+			if _, ok := cache[commentKey(id)]; !ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	got, err := c.site.Store.GetComments(reqs[0].Context(), ids)
+	if err != nil {
+		return // each request loads its own comment and reports the error
+	}
+	var postIDs []int64
+	for _, id := range ids {
+		if cm, ok := got[id]; ok {
+			cache[commentKey(id)] = cm
+			postIDs = append(postIDs, cm.PostID)
+		} else {
+			cache[commentKey(id)] = (*store.Comment)(nil)
+		}
+	}
+	_, _ = c.posts(reqs[0], postIDs)
+}
+
+// posts loads the posts with the given ids (0 skipped) through the request
+// cache the posts controller shares, in one query for those not cached.
+func (c *commentsController) posts(r *rest.Request, ids []int64) (map[int64]*store.Post, error) {
+	cache := r.Cache()
+	out := make(map[int64]*store.Post, len(ids))
+	var missing []int64
+	for _, id := range ids {
+		if id <= 0 {
+			continue
+		}
+		if v, ok := cache[postKey(id)]; ok {
+			if p, _ := v.(*store.Post); p != nil {
+				out[id] = p
+			}
+			continue
+		}
+		if !slices.Contains(missing, id) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	got, err := c.site.Store.GetPosts(r.Context(), missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range missing {
+		if p, ok := got[id]; ok {
+			cache[postKey(id)] = p
+			out[id] = p
+		} else {
+			cache[postKey(id)] = (*store.Post)(nil)
+		}
+	}
+	return out, nil
+}
+
+// post returns the post of cm, nil when it has none or it is missing.
+func (c *commentsController) post(r *rest.Request, cm *store.Comment) (*store.Post, error) {
+	if cm.PostID == 0 {
+		return nil, nil
+	}
+	m, err := c.posts(r, []int64{cm.PostID})
+	if err != nil {
+		return nil, err
+	}
+	return m[cm.PostID], nil
+}
+
+func errCommentInvalidID() error {
+	return rest.NewError("rest_comment_invalid_id", 404, "Invalid comment id.")
+}
+
+// ---- permissions ----
+
+func (c *commentsController) listPermission(r *rest.Request) error {
+	u := r.User
+	postIDs := r.IDs("post")
+	if len(postIDs) > 0 {
+		posts, err := c.posts(r, postIDs)
+		if err != nil {
+			return err
+		}
+		password := ""
+		if len(postIDs) == 1 {
+			password = r.String("password")
+		}
+		for _, id := range postIDs {
+			if p, ok := posts[id]; id != 0 && ok && !c.site.CanReadPostComments(r.Context(), u, p, password) {
+				return rest.AuthError(r, "rest_cannot_read_post", "Sorry, you cannot read the post for this comment.")
+			} else if id == 0 && !u.HasCap("moderate_comments") {
+				return rest.AuthError(r, "rest_cannot_read", "Sorry, you cannot read comments without a post.")
+			}
+		}
+	}
+	if r.ContextName() == "edit" && !u.HasCap("moderate_comments") {
+		return rest.AuthError(r, "rest_forbidden_context", "Sorry, you cannot view comments with edit context.")
+	}
+	if !u.HasCap("edit_posts") {
+		var forbidden []string
+		if len(r.IDs("author")) > 0 {
+			forbidden = append(forbidden, "author")
+		}
+		if len(r.IDs("author_exclude")) > 0 {
+			forbidden = append(forbidden, "author_exclude")
+		}
+		if r.Int("karma") != 0 {
+			forbidden = append(forbidden, "karma")
+		}
+		if r.String("author_email") != "" {
+			forbidden = append(forbidden, "author_email")
+		}
+		if r.String("type") != "comment" {
+			forbidden = append(forbidden, "type")
+		}
+		if r.String("status") != "approve" {
+			forbidden = append(forbidden, "status")
+		}
+		if len(forbidden) > 0 {
+			return rest.AuthError(r, "rest_forbidden_param", "Query parameter not permitted: "+strings.Join(forbidden, ", "))
+		}
+	}
+	return nil
+}
+
+func (c *commentsController) getPermission(r *rest.Request) error {
+	cm, err := c.load(r)
+	if err != nil || cm == nil {
+		return err // the handler answers 404
+	}
+	post, err := c.post(r, cm)
+	if err != nil {
+		return err
+	}
+	if !c.site.CanReadComment(r.Context(), r.User, cm, post, r.String("password")) {
+		if cm.Approved == store.CommentApproved {
+			// An approved comment is unreadable only through its post.
+			return rest.AuthError(r, "rest_cannot_read_post", "Sorry, you cannot read the post for this comment.")
+		}
+		return rest.AuthError(r, "rest_cannot_read", "Sorry, you cannot read this comment.")
+	}
+	if r.ContextName() == "edit" && !r.User.HasCap("moderate_comments") {
+		return rest.AuthError(r, "rest_forbidden_context", "Sorry, you cannot view this comment with edit context.")
+	}
+	return nil
+}
+
+func (c *commentsController) createPermission(r *rest.Request) error {
+	in := content.CommentCreateCheck{
+		StatusGiven: r.Has("status"),
+		Post:        r.Int("post"),
+		Password:    r.String("password"),
+	}
+	if r.Has("author") {
+		a := r.Int("author")
+		in.Author = &a
+	}
+	if r.Has("karma") {
+		k := r.Int("karma")
+		in.Karma = &k
+	}
+	if err := c.site.CheckCreateComment(r.Context(), r.User, in); err != nil {
+		return apiError(r, err)
+	}
+	return nil
+}
+
+func (c *commentsController) updatePermission(r *rest.Request) error {
+	cm, err := c.load(r)
+	if err != nil || cm == nil {
+		return err
+	}
+	post, err := c.post(r, cm)
+	if err != nil {
+		return err
+	}
+	if !c.site.CanEditComment(r.Context(), r.User, post) {
+		return rest.AuthError(r, "rest_cannot_edit", "Sorry, you can not edit this comment.")
+	}
+	return nil
+}
+
+func (c *commentsController) deletePermission(r *rest.Request) error {
+	cm, err := c.load(r)
+	if err != nil {
+		return err
+	}
+	if cm == nil {
+		return errCommentInvalidID()
+	}
+	post, err := c.post(r, cm)
+	if err != nil {
+		return err
+	}
+	if !c.site.CanEditComment(r.Context(), r.User, post) {
+		return rest.AuthError(r, "rest_cannot_delete", "Sorry, you can not delete this comment.")
+	}
+	return nil
+}
+
+// ---- handlers ----
+
+func (c *commentsController) get(r *rest.Request) (*rest.Response, error) {
+	cm, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	if cm == nil {
+		return nil, errCommentInvalidID()
+	}
+	if cm.PostID != 0 {
+		post, err := c.post(r, cm)
+		if err != nil {
+			return nil, err
+		}
+		if post == nil {
+			return nil, errInvalidID(404)
+		}
+	}
+	res, err := c.prepareOne(r, cm, requestContext(r))
+	if err != nil {
+		return nil, err
+	}
+	return rest.NewResponse(200, res), nil
+}
+
+// input is prepare-for-database: the request's fields as a domain input.
+func (c *commentsController) input(r *rest.Request) (content.CommentInput, error) {
+	var in content.CommentInput
+	var err error
+	if in.Content, err = textField(r, "content", false); err != nil {
+		return in, err
+	}
+	str := func(name string) *string {
+		if !r.Has(name) {
+			return nil
+		}
+		s := r.String(name)
+		return &s
+	}
+	num := func(name string) *int64 {
+		if !r.Has(name) {
+			return nil
+		}
+		n := r.Int(name)
+		return &n
+	}
+	in.Post = num("post")
+	in.Parent = num("parent")
+	in.Author = num("author")
+	in.Karma = num("karma")
+	in.AuthorName = str("author_name")
+	in.AuthorEmail = str("author_email")
+	in.AuthorURL = str("author_url")
+	in.Type = str("type")
+	in.Status = str("status")
+	if s := r.String("date"); s != "" {
+		t, ok := content.ParseDate(s, false)
+		if !ok {
+			return in, invalidDate("date")
+		}
+		in.Date = &t
+	} else if s := r.String("date_gmt"); s != "" {
+		t, ok := content.ParseDate(s, true)
+		if !ok {
+			return in, invalidDate("date_gmt")
+		}
+		in.DateGMT = &t
+	}
+	return in, nil
+}
+
+// origin returns the client's address (the connection's, never a
+// forwarding header) and user agent.
+func origin(r *rest.Request) content.CommentOrigin {
+	var o content.CommentOrigin
+	if r.HTTP != nil {
+		o.IP = r.HTTP.RemoteAddr
+		if host, _, err := net.SplitHostPort(r.HTTP.RemoteAddr); err == nil {
+			o.IP = host
+		}
+		o.UserAgent = r.HTTP.UserAgent()
+	}
+	if len(o.UserAgent) > 254 {
+		o.UserAgent = o.UserAgent[:254]
+	}
+	return o
+}
+
+func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
+	if r.Has("id") && r.Int("id") != 0 {
+		return nil, rest.NewError("rest_comment_exists", 400, "Cannot create existing comment.")
+	}
+	in, err := c.input(r)
+	if err != nil {
+		return nil, err
+	}
+	// Create defaults (empty name and content, post and parent 0, type
+	// comment) are the declared defaults of the arguments.
+	if in.Content == nil {
+		empty := ""
+		in.Content = &empty
+	}
+	cm, err := c.site.CreateComment(r.Context(), r.User, in, origin(r), r)
+	if err != nil {
+		return nil, apiError(r, err)
+	}
+	r.Cache()[commentKey(cm.ID)] = cm
+	ctx := schema.View
+	if r.User.HasCap("moderate_comments") {
+		ctx = schema.Edit
+	}
+	res, err := c.prepareOne(r, cm, ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := rest.NewResponse(201, res)
+	resp.SetHeader("Location", r.URL(c.base+"/"+strconv.FormatInt(cm.ID, 10)))
+	c.site.InsertCommentHook(r.Context(), cm, r, true)
+	return resp, nil
+}
+
+func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
+	old, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		return nil, errCommentInvalidID()
+	}
+	in, err := c.input(r)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := c.site.UpdateComment(r.Context(), r.User, old, in)
+	if err != nil {
+		return nil, apiError(r, err)
+	}
+	r.Cache()[commentKey(cm.ID)] = cm
+	res, err := c.prepareOne(r, cm, schema.Edit)
+	if err != nil {
+		return nil, err
+	}
+	c.site.InsertCommentHook(r.Context(), cm, r, false)
+	return rest.NewResponse(200, res), nil
+}
+
+func (c *commentsController) delete(r *rest.Request) (*rest.Response, error) {
+	cm, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	if cm == nil {
+		return nil, errCommentInvalidID()
+	}
+	res, err := c.prepareOne(r, cm, schema.Edit)
+	if err != nil {
+		return nil, err
+	}
+	ctx := r.Context()
+	if r.Bool("force") {
+		err = c.site.DeleteComment(ctx, cm)
+	} else {
+		if !c.site.CommentTrashable(cm) {
+			return nil, rest.NewError("rest_trash_not_supported", 501, "The comment does not support trashing.")
+		}
+		if cm.Approved == store.CommentTrash {
+			return nil, rest.NewError("rest_already_trashed", 410, "The comment has already been trashed.")
+		}
+		err = c.site.TrashComment(ctx, cm)
+	}
+	if err != nil {
+		return nil, rest.NewError("rest_cannot_delete", 500, "The comment cannot be deleted.")
+	}
+	delete(r.Cache(), commentKey(cm.ID))
+	c.site.DeleteCommentHook(ctx, cm, res, r)
+	return rest.NewResponse(200, res), nil
+}
+
+// ---- collection ----
+
+// statusQuery maps the collection's status vocabulary to stored values:
+// approve, hold, spam, trash, all (approve and hold), any (no filter).
+func statusQuery(s string) []string {
+	switch s {
+	case "approve":
+		return []string{store.CommentApproved}
+	case "hold":
+		return []string{store.CommentHeld}
+	case "all":
+		return []string{store.CommentApproved, store.CommentHeld}
+	case "any":
+		return nil
+	}
+	return []string{s}
+}
+
+// typeQuery maps the collection's type vocabulary: comment, pings
+// (pingbacks and trackbacks), all (no filter).
+func typeQuery(t string) []string {
+	switch t {
+	case "all":
+		return nil
+	case "pings":
+		return []string{"pingback", "trackback"}
+	}
+	return []string{t}
+}
+
+// query turns the collection parameters into a store query (before the
+// rest_comment_query hook) and returns it with the page and page size.
+func (c *commentsController) query(r *rest.Request) (store.CommentQuery, int, int, error) {
+	page := max(int(r.Int("page")), 1)
+	perPage := int(r.Int("per_page"))
+	if perPage < 1 {
+		perPage = 10
+	}
+	postIDs := r.IDs("post")
+	var unlocked []int64
+	if len(postIDs) == 1 && r.Has("password") {
+		posts, err := c.posts(r, postIDs)
+		if err != nil {
+			return store.CommentQuery{}, 0, 0, err
+		}
+		if p, ok := posts[postIDs[0]]; ok && p.Password != "" && p.Password == r.String("password") {
+			unlocked = postIDs
+		}
+	}
+	q := store.CommentQuery{
+		Search:        render.PlainText(r.String("search")),
+		Authors:       r.IDs("author"),
+		AuthorExclude: r.IDs("author_exclude"),
+		AuthorEmail:   r.String("author_email"),
+		Include:       r.IDs("include"),
+		Exclude:       r.IDs("exclude"),
+		Posts:         postIDs,
+		Parents:       r.IDs("parent"),
+		ParentExclude: r.IDs("parent_exclude"),
+		Approved:      statusQuery(r.String("status")),
+		Types:         typeQuery(r.String("type")),
+		Access:        c.site.CommentAccess(r.User, unlocked),
+		OrderBy:       r.String("orderby"),
+		Order:         r.String("order"),
+		Limit:         perPage,
+	}
+	if r.Has("karma") {
+		k := r.Int("karma")
+		q.Karma = &k
+	}
+	if s := r.String("after"); s != "" {
+		if t, ok := content.ParseDate(s, false); ok {
+			local := c.site.LocalWallClock(t)
+			q.After = &local
+		}
+	}
+	if s := r.String("before"); s != "" {
+		if t, ok := content.ParseDate(s, false); ok {
+			local := c.site.LocalWallClock(t)
+			q.Before = &local
+		}
+	}
+	if r.Has("offset") {
+		q.Offset = int(r.Int("offset"))
+	} else {
+		q.Offset = (page - 1) * perPage
+	}
+	return q, page, perPage, nil
+}
+
+// repliesKey caches, per post, the first page of comments loaded for many
+// embedded `replies` links at once.
+type repliesKey int64
+
+type repliesPage struct {
+	list  []*store.Comment
+	total int64
+}
+
+// repliesPost returns the post id of a request that is a plain `replies`
+// link (only `post` with one id, and `context`), 0 otherwise.
+func repliesPost(r *rest.Request) int64 {
+	ids := r.IDs("post")
+	if len(ids) != 1 || ids[0] == 0 {
+		return 0
+	}
+	for _, name := range r.Params() {
+		if name != "post" && name != "context" && r.Has(name) {
+			return 0
+		}
+	}
+	return ids[0]
+}
+
+// prefetchLists serves the embedded `replies` links of a page of posts:
+// their posts, first pages and totals, the replies of those comments and
+// the posts' parent chains are loaded once for all of them.
+func (c *commentsController) prefetchLists(reqs []*rest.Request) {
+	var posts []int64
+	var first *rest.Request
+	for _, r := range reqs {
+		if id := repliesPost(r); id != 0 {
+			if first == nil {
+				first = r
+			}
+			if !slices.Contains(posts, id) {
+				posts = append(posts, id)
+			}
+		}
+	}
+	pager, ok := c.site.Store.(store.CommentPager)
+	if first == nil || !ok {
+		return
+	}
+	cache := first.Cache()
+	if _, err := c.posts(first, posts); err != nil {
+		return // each request reports its own error
+	}
+	q, _, _, err := c.query(first)
+	if err != nil {
+		return
+	}
+	q = c.site.CommentQueryHook(first.Context(), q, first)
+	pages, totals, err := pager.FirstCommentsOfPosts(first.Context(), q, posts)
+	if err != nil {
+		return
+	}
+	var all []*store.Comment
+	for _, id := range posts {
+		cache[repliesKey(id)] = &repliesPage{list: pages[id], total: totals[id]}
+		all = append(all, pages[id]...)
+	}
+	// Warm the per-page lookups of prepareMany.
+	_, _ = c.related(first, all)
+}
+
+func (c *commentsController) list(r *rest.Request) (*rest.Response, error) {
+	q, page, perPage, err := c.query(r)
+	if err != nil {
+		return nil, err
+	}
+	var list []*store.Comment
+	var total int64
+	if v, ok := r.Cache()[repliesKey(repliesPost(r))].(*repliesPage); ok {
+		list, total = v.list, v.total
+	} else {
+		q = c.site.CommentQueryHook(r.Context(), q, r)
+		if list, total, err = c.site.ListComments(r.Context(), q); err != nil {
+			return nil, err
+		}
+	}
+	res, err := c.prepareMany(r, list, requestContext(r))
+	if err != nil {
+		return nil, err
+	}
+	resp := rest.NewResponse(200, res)
+	resp.Paginate(r, total, page, perPage)
+	return resp, nil
+}
+
+// ---- prepare for response ----
+
+func (c *commentsController) prepareOne(r *rest.Request, cm *store.Comment, ctx schema.Context) (*rest.Resource, error) {
+	out, err := c.prepareMany(r, []*store.Comment{cm}, ctx)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// related loads what the resources of list need, through the request
+// cache, with a fixed number of queries: their posts, the parents of
+// hierarchical posts (one query per depth level) and which comments have
+// replies.
+func (c *commentsController) related(r *rest.Request, list []*store.Comment) (*commentRelated, error) {
+	cache := r.Cache()
+	rel := &commentRelated{parents: map[int64]*store.Post{}, replies: map[int64]bool{}}
+	postIDs := make([]int64, 0, len(list))
+	var ids []int64
+	for _, cm := range list {
+		postIDs = append(postIDs, cm.PostID)
+		if v, ok := cache[hasRepliesKey(cm.ID)]; ok {
+			rel.replies[cm.ID] = v.(bool)
+		} else {
+			ids = append(ids, cm.ID)
+		}
+	}
+	var err error
+	if rel.posts, err = c.posts(r, postIDs); err != nil {
+		return nil, err
+	}
+	// Parent chains of hierarchical posts, level by level.
+	var next []int64
+	for _, p := range rel.posts {
+		rel.parents[p.ID] = p
+		if pt, ok := c.site.Types().Get(p.Type); ok && pt.Hierarchical && p.Parent != 0 {
+			next = append(next, p.Parent)
+		}
+	}
+	for depth := 0; len(next) > 0 && depth < 32; depth++ {
+		got, err := c.posts(r, next)
+		if err != nil {
+			return nil, err
+		}
+		next = next[:0]
+		for _, p := range got {
+			if _, seen := rel.parents[p.ID]; !seen {
+				rel.parents[p.ID] = p
+				if p.Parent != 0 {
+					next = append(next, p.Parent)
+				}
+			}
+		}
+	}
+	if len(ids) > 0 {
+		got, err := c.site.Store.CommentsWithReplies(r.Context(), ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			rel.replies[id] = got[id]
+			cache[hasRepliesKey(id)] = got[id]
+		}
+	}
+	return rel, nil
+}
+
+// commentRelated is what related loads.
+type commentRelated struct {
+	posts   map[int64]*store.Post
+	parents map[int64]*store.Post
+	replies map[int64]bool
+}
+
+// hasRepliesKey caches whether a comment has replies.
+type hasRepliesKey int64
+
+// prepareMany builds resources for a page of comments with a fixed number
+// of queries (see related).
+func (c *commentsController) prepareMany(r *rest.Request, list []*store.Comment, ctx schema.Context) ([]*rest.Resource, error) {
+	o, sizes := c.itemSchema()
+	rel, err := c.related(r, list)
+	if err != nil {
+		return nil, err
+	}
+	siteRoot := r.SiteURL("")
+	out := make([]*rest.Resource, len(list))
+	for i, cm := range list {
+		out[i] = c.prepare(r, o, sizes, cm, ctx, rel.posts[cm.PostID], rel.parents, siteRoot, rel.replies[cm.ID])
+	}
+	return out, nil
+}
+
+func (c *commentsController) prepare(r *rest.Request, o *schema.Object, sizes []int, cm *store.Comment, ctx schema.Context,
+	post *store.Post, parents map[int64]*store.Post, siteRoot string, hasReplies bool) *rest.Resource {
+	res := rest.NewResource(o, ctx)
+	res.Set("id", cm.ID)
+	res.Set("post", cm.PostID)
+	res.Set("parent", cm.Parent)
+	res.Set("author", cm.AuthorID)
+	res.Set("author_name", cm.AuthorName)
+	res.Set("author_email", cm.AuthorEmail)
+	res.Set("author_url", cm.AuthorURL)
+	res.Set("author_ip", cm.AuthorIP)
+	res.Set("author_user_agent", cm.AuthorUserAgent)
+	setDate(res, "date", cm.Date)
+	setDate(res, "date_gmt", cm.DateGMT)
+	res.Set("content", map[string]any{"raw": cm.Content, "rendered": c.site.RenderComment(cm)})
+	res.Set("karma", cm.Karma)
+	anchor := "#comment-" + strconv.FormatInt(cm.ID, 10)
+	if post != nil {
+		res.Set("link", c.site.Permalink(siteRoot, post, parents)+anchor)
+	} else {
+		res.Set("link", siteRoot+"/"+anchor)
+	}
+	res.Set("status", content.CommentStatus(cm.Approved))
+	typ := cm.Type
+	if typ == "" {
+		typ = "comment"
+	}
+	res.Set("type", typ)
+	if len(sizes) > 0 {
+		avatars := make(map[string]any, len(sizes))
+		for _, sz := range sizes {
+			avatars[strconv.Itoa(sz)] = content.AvatarURL(cm.AuthorEmail, sz)
+		}
+		res.Set("author_avatar_urls", avatars)
+	}
+	c.links(r, res, cm, post, hasReplies)
+	return res
+}
+
+// links adds the relations of reference §6.3, plus `children` when the
+// comment has replies (as later versions do).
+func (c *commentsController) links(r *rest.Request, res *rest.Resource, cm *store.Comment, post *store.Post, hasReplies bool) {
+	ns := c.names.Namespace
+	id := strconv.FormatInt(cm.ID, 10)
+	res.AddLink("self", r.URL(c.base+"/"+id), false)
+	res.AddLink("collection", r.URL(c.base), false)
+	if cm.AuthorID != 0 {
+		res.AddLink("author", r.URL(ns+"/users/"+strconv.FormatInt(cm.AuthorID, 10)), true)
+	}
+	if post != nil {
+		if pt, ok := c.site.Types().Get(post.Type); ok && pt.ShowInRest {
+			res.AddLink("up", r.URL(ns+"/"+pt.RestBase+"/"+strconv.FormatInt(post.ID, 10)), true,
+				rest.LinkAttr{Key: "post_type", Value: post.Type})
+		}
+	}
+	if cm.Parent != 0 {
+		res.AddLink("in-reply-to", r.URL(c.base+"/"+strconv.FormatInt(cm.Parent, 10)), true)
+	}
+	if hasReplies {
+		res.AddLink("children", r.URL(c.base+"?parent="+id), true)
+	}
+}

@@ -1,0 +1,72 @@
+// Package web holds the browser assets Folio serves from its binary: the
+// bundled API client (jQuery, Underscore, Backbone and the Folio client,
+// built by build.sh into dist/api-client.js and checked in, so a plain
+// `go build` needs no Node.js) and the admin page's script and styles.
+//
+// Rebuild the bundle after changing src/ or package-lock.json with
+// `go generate ./web`; the output is byte-identical for the same inputs.
+package web
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+)
+
+//go:generate bash build.sh
+
+//go:embed dist/api-client.js admin/admin.js admin/admin.css
+var files embed.FS
+
+// Asset is one embedded file, ready to serve.
+type Asset struct {
+	// Name is the file name under /assets/.
+	Name string
+	// ContentType is the value of the Content-Type header.
+	ContentType string
+	// Body is the file's content.
+	Body []byte
+	// Version is a short hex digest of Body, for cache-busting URLs.
+	Version string
+	// ETag is the quoted entity tag of Body.
+	ETag string
+}
+
+// sources maps served names to embedded paths and content types.
+var sources = []struct{ name, path, ctype string }{
+	{"api-client.js", "dist/api-client.js", "text/javascript; charset=utf-8"},
+	{"admin.js", "admin/admin.js", "text/javascript; charset=utf-8"},
+	{"admin.css", "admin/admin.css", "text/css; charset=utf-8"},
+}
+
+var assets = load()
+
+func load() map[string]*Asset {
+	m := make(map[string]*Asset, len(sources))
+	for _, s := range sources {
+		b, err := files.ReadFile(s.path)
+		if err != nil {
+			panic(fmt.Sprintf("web: embedded %s: %v", s.path, err))
+		}
+		sum := sha256.Sum256(b)
+		v := hex.EncodeToString(sum[:])[:16]
+		m[s.name] = &Asset{Name: s.name, ContentType: s.ctype, Body: b, Version: v, ETag: `"` + v + `"`}
+	}
+	return m
+}
+
+// Lookup returns the asset served as /assets/name.
+func Lookup(name string) (*Asset, bool) {
+	a, ok := assets[name]
+	return a, ok
+}
+
+// Names returns the names of all assets, in a fixed order.
+func Names() []string {
+	out := make([]string, len(sources))
+	for i, s := range sources {
+		out[i] = s.name
+	}
+	return out
+}

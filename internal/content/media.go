@@ -1,0 +1,527 @@
+package content
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/media"
+	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/store"
+)
+
+// AttachmentType is the post type of media.
+const AttachmentType = "attachment"
+
+// MediaHooks are the attachment hook points.
+type MediaHooks struct {
+	// Insert is rest_insert_attachment: it runs after an attachment was
+	// created (creating true, after its response was built) or updated.
+	Insert func(ctx context.Context, p *store.Post, m *store.Media, request any, creating bool)
+	// Prepare is rest_prepare_attachment: it may change the response built
+	// for an attachment.
+	Prepare func(ctx context.Context, p *store.Post, response any, request any)
+}
+
+// InsertAttachmentHook fires the rest_insert_attachment hook point.
+func (s *Site) InsertAttachmentHook(ctx context.Context, p *store.Post, m *store.Media, request any, creating bool) {
+	if s.MediaHooks.Insert != nil {
+		s.MediaHooks.Insert(ctx, p, m, request, creating)
+	}
+}
+
+// PrepareAttachmentHook fires the rest_prepare_attachment hook point.
+func (s *Site) PrepareAttachmentHook(ctx context.Context, p *store.Post, response, request any) {
+	if s.MediaHooks.Prepare != nil {
+		s.MediaHooks.Prepare(ctx, p, response, request)
+	}
+}
+
+// mediaState holds the upload machinery, built on first use from the
+// configuration unless SetBlobs was called first.
+type mediaState struct {
+	once  sync.Once
+	mu    sync.RWMutex
+	blobs media.Blobs
+	types *media.Types
+	proc  *media.Processor
+	err   error
+}
+
+func (s *Site) initMedia() {
+	s.media.once.Do(func() {
+		types, err := media.ParseTypes(s.cfg.Media.AllowedTypes)
+		if err != nil {
+			s.media.err = err
+			types = media.DefaultTypes()
+		}
+		s.media.types = types
+		s.media.proc = media.NewProcessor(s.cfg.Media.MaxImagePixels, s.cfg.Media.ImageWorkers)
+		s.media.mu.Lock()
+		if s.media.blobs == nil {
+			s.media.blobs, err = media.NewLocal(s.cfg.UploadsDir())
+			if err != nil && s.media.err == nil {
+				s.media.err = err
+			}
+		}
+		s.media.mu.Unlock()
+	})
+}
+
+// SetBlobs replaces the blob storage uploads go to (the server sets the
+// configured one; tests set theirs).
+func (s *Site) SetBlobs(b media.Blobs) {
+	s.media.mu.Lock()
+	s.media.blobs = b
+	s.media.mu.Unlock()
+}
+
+// Blobs returns the blob storage of uploads.
+func (s *Site) Blobs() media.Blobs {
+	s.initMedia()
+	s.media.mu.RLock()
+	defer s.media.mu.RUnlock()
+	return s.media.blobs
+}
+
+// MediaTypes returns the allowlist of upload file types.
+func (s *Site) MediaTypes() *media.Types {
+	s.initMedia()
+	return s.media.types
+}
+
+// MediaConfigError reports a bad media configuration (allowed types).
+func (s *Site) MediaConfigError() error {
+	s.initMedia()
+	return s.media.err
+}
+
+// MediaSize is one generated size of an image, as stored.
+type MediaSize struct {
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	MimeType string `json:"mime_type"`
+}
+
+// MediaDetails is the stored media_details of an attachment.
+type MediaDetails struct {
+	Width     int              `json:"width,omitempty"`
+	Height    int              `json:"height,omitempty"`
+	File      string           `json:"file,omitempty"`
+	Sizes     []MediaSize      `json:"sizes,omitempty"`
+	ImageMeta *media.ImageMeta `json:"image_meta,omitempty"`
+}
+
+// Details decodes m's media_details; an unreadable record gives empty
+// details.
+func Details(m *store.Media) MediaDetails {
+	var d MediaDetails
+	if m != nil && m.Details != "" {
+		_ = json.Unmarshal([]byte(m.Details), &d)
+	}
+	return d
+}
+
+// MediaType returns the media_type of a MIME type: image for the image
+// types Folio processes, file otherwise.
+func MediaType(mimeType string) string {
+	if media.IsImage(mimeType) {
+		return "image"
+	}
+	return "file"
+}
+
+// Upload is a file sent to the media collection.
+type Upload struct {
+	// Name is the file name the client gave (not yet sanitized).
+	Name string
+	Data []byte
+	// MD5 is the Content-MD5 header, "" when absent.
+	MD5 string
+	// Raw is true for a raw body upload, false for a multipart form; it
+	// selects the error code of rejected files (reference §10.3).
+	Raw bool
+}
+
+// MediaInput carries the writable attachment fields of a request; nil
+// means "not sent".
+type MediaInput struct {
+	PostInput
+	AltText     *string
+	Caption     *string
+	Description *string
+	// Post is the parent post id (0 detaches).
+	Post *int64
+}
+
+// CheckMediaParent applies creation rule 3: a parent that is a revision or
+// an attachment is an invalid parameter.
+func (s *Site) CheckMediaParent(ctx context.Context, parent int64) error {
+	if parent == 0 {
+		return nil
+	}
+	p, ok, err := s.GetPost(ctx, parent)
+	if err != nil {
+		return err
+	}
+	if ok && (p.Type == RevisionType || p.Type == AttachmentType) {
+		return &Error{Code: "rest_invalid_param", Message: "Invalid parent type.", Status: 400,
+			Data: map[string]any{"params": map[string]any{"post": "Invalid parent type."}}}
+	}
+	return nil
+}
+
+var numericTitle = regexp.MustCompile(`^[0-9\s.,]+$`)
+
+// CreateMedia stores an uploaded file and its attachment record (creation
+// rules 3 to 5; the controller checked 1 and 2). Files are written first,
+// under names reserved in the store; when the record cannot be stored the
+// files are removed again, so a failure leaves no record and no orphan.
+// publicBase is the URL of the uploads root, for the GUID.
+func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in MediaInput, publicBase string) (*store.Post, *store.Media, error) {
+	if in.Post != nil {
+		if err := s.CheckMediaParent(ctx, *in.Post); err != nil {
+			return nil, nil, err
+		}
+	}
+	if h := strings.TrimSpace(up.MD5); h != "" {
+		sum := md5.Sum(up.Data)
+		if !strings.EqualFold(h, hex.EncodeToString(sum[:])) {
+			return nil, nil, &Error{Code: "rest_upload_hash_mismatch", Message: "Content hash did not match expected.", Status: 412}
+		}
+	}
+	rejected := func(msg string) *Error {
+		code := "rest_upload_unknown_error"
+		if up.Raw {
+			code = "rest_upload_sideload_error"
+		}
+		return &Error{Code: code, Message: msg, Status: 500}
+	}
+	types := s.MediaTypes()
+	name := media.SanitizeFileName(up.Name)
+	if name == "" || media.Ext(name) == "" {
+		if ext := media.Ext(media.SanitizeFileName("x" + up.Name)); ext != "" {
+			name = "unnamed-file." + ext
+		}
+	}
+	name, mimeType, err := types.Check(name, up.Data)
+	switch {
+	case errors.Is(err, media.ErrEmptyFile):
+		return nil, nil, rejected("File is empty. Please upload something more substantial.")
+	case err != nil:
+		return nil, nil, rejected("Sorry, this file type is not permitted for security reasons.")
+	}
+
+	pt, _ := s.types.Get(AttachmentType)
+	p := &store.Post{Type: AttachmentType, Status: "inherit", Author: u.ID(), MimeType: mimeType,
+		CommentStatus: "open", PingStatus: "closed"}
+	if in.Status != nil && *in.Status != "private" {
+		in.Status = nil
+	}
+	if err := s.apply(ctx, u, pt, p, in.PostInput, true); err != nil {
+		return nil, nil, err
+	}
+
+	details := MediaDetails{}
+	var info *media.ImageInfo
+	if media.IsImage(mimeType) {
+		s.initMedia()
+		info, err = s.media.proc.Process(ctx, up.Data, mimeType)
+		switch {
+		case errors.Is(err, media.ErrTooManyPixels):
+			return nil, nil, rejected("The image is too large to be processed: it has more pixels than the site allows.")
+		case errors.Is(err, media.ErrBadImage):
+			return nil, nil, rejected("The image could not be read: its content is damaged or not of its type.")
+		case err != nil:
+			return nil, nil, rejected(fmt.Sprintf("The image could not be processed: %v", err))
+		}
+	}
+
+	now := s.Now()
+	local := s.LocalWallClock(now)
+	folder := fmt.Sprintf("%04d/%02d", local.Year(), int(local.Month()))
+	blobs := s.Blobs()
+	if blobs == nil {
+		return nil, nil, rejected("The upload storage is not configured.")
+	}
+	file, paths, err := s.reserveNames(ctx, blobs, folder, name, info)
+	if err != nil {
+		return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be stored: %v", err))
+	}
+	release := func() {
+		cleanup := context.WithoutCancel(ctx)
+		for _, p := range paths {
+			_ = blobs.Delete(cleanup, p)
+		}
+		_ = s.Store.ReleaseMediaPaths(cleanup, paths)
+	}
+	base := media.Ext(file)
+	base = strings.TrimSuffix(file[strings.LastIndexByte(file, '/')+1:], "."+base)
+	if err := blobs.Put(ctx, file, bytes.NewReader(up.Data), int64(len(up.Data)), mimeType); err != nil {
+		release()
+		return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be moved to %s.", folder))
+	}
+	if info != nil {
+		details.Width, details.Height, details.File = info.Width, info.Height, file
+		meta := info.Meta
+		details.ImageMeta = &meta
+		for _, r := range info.Sizes {
+			sized := media.SizedName(base+".x", r.Ext, r.Width, r.Height)
+			details.Sizes = append(details.Sizes, MediaSize{Name: r.Name, File: sized, Width: r.Width, Height: r.Height, MimeType: r.Mime})
+			key := folder + "/" + sized
+			if err := blobs.Put(ctx, key, bytes.NewReader(r.Data), int64(len(r.Data)), r.Mime); err != nil {
+				release()
+				return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be moved to %s.", folder))
+			}
+		}
+	}
+
+	if p.Title == "" {
+		switch {
+		case info != nil && info.Meta.Title != "" && !numericTitle.MatchString(info.Meta.Title):
+			p.Title = render.KSESPost(info.Meta.Title)
+		default:
+			p.Title = base
+		}
+	}
+	if in.Post != nil {
+		p.Parent = *in.Post
+	}
+	if in.Caption != nil {
+		p.Excerpt = render.KSESPost(*in.Caption)
+	} else if info != nil && info.Meta.Caption != "" {
+		p.Excerpt = render.KSESPost(info.Meta.Caption)
+	}
+	if in.Description != nil {
+		p.Content = render.KSESPost(*in.Description)
+	}
+	m := &store.Media{File: file, Details: "{}"}
+	if in.AltText != nil {
+		m.AltText = render.PlainText(*in.AltText)
+	}
+	if info != nil {
+		js, err := json.Marshal(details)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		m.Details = string(js)
+	}
+	p.GUID = publicBase + "/" + file
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
+			return err
+		}
+		if err := tx.InsertPost(ctx, p); err != nil {
+			return err
+		}
+		if p.Slug == "" {
+			p.Slug = fmt.Sprint(p.ID)
+			if err := tx.UpdatePost(ctx, p); err != nil {
+				return err
+			}
+		}
+		m.PostID = p.ID
+		if err := tx.PutMedia(ctx, m); err != nil {
+			return err
+		}
+		if err := tx.AttachMediaPaths(ctx, p.ID, paths); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "media", Type: pt.Name, Action: "created", ID: p.ID, Record: p})
+	})
+	if err != nil {
+		p.ID = 0
+		release()
+		return nil, nil, &Error{Code: "db_update_error", Message: "Could not insert attachment into the database.", Status: 500,
+			Data: map[string]any{"cause": errorCause(err)}}
+	}
+	return p, m, nil
+}
+
+// errorCause is a short, safe description of a storage failure.
+func errorCause(err error) string {
+	if errors.Is(err, store.ErrUnavailable) {
+		return "database unavailable"
+	}
+	return "storage failure"
+}
+
+// reserveNames picks the first free name in folder for the original and
+// its sizes ("name.ext", "name-1.ext", ...) and reserves every path in the
+// store. A name counts as taken when the store has it or a file already
+// sits there.
+func (s *Site) reserveNames(ctx context.Context, blobs media.Blobs, folder, name string, info *media.ImageInfo) (string, []string, error) {
+	for n := 0; n < 10000; n++ {
+		cand := media.Candidate(name, n)
+		file := folder + "/" + cand
+		paths := []string{file}
+		if info != nil {
+			seen := map[string]bool{file: true}
+			for _, r := range info.Sizes {
+				sized := folder + "/" + media.SizedName(cand, r.Ext, r.Width, r.Height)
+				if !seen[sized] {
+					seen[sized] = true
+					paths = append(paths, sized)
+				}
+			}
+		}
+		taken := false
+		for _, p := range paths {
+			exists, err := blobs.Exists(ctx, p)
+			if err != nil {
+				return "", nil, err
+			}
+			if exists {
+				taken = true
+				break
+			}
+		}
+		if taken {
+			continue
+		}
+		err := s.Store.ReserveMediaPaths(ctx, paths)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		return file, paths, nil
+	}
+	return "", nil, errors.New("no free file name")
+}
+
+// UpdateMedia applies in to the stored attachment old (whose file record
+// is m, nil when it has none).
+func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m *store.Media, in MediaInput) (*store.Post, *store.Media, error) {
+	if in.Post != nil {
+		if err := s.CheckMediaParent(ctx, *in.Post); err != nil {
+			return nil, nil, err
+		}
+	}
+	pt, ok := s.types.Get(AttachmentType)
+	if !ok || old.Type != AttachmentType {
+		return nil, nil, errBad("rest_post_invalid_id", "Post id is invalid.")
+	}
+	p := *old
+	if err := s.apply(ctx, u, pt, &p, in.PostInput, false); err != nil {
+		return nil, nil, err
+	}
+	if in.Post != nil {
+		p.Parent = *in.Post
+	}
+	if in.Caption != nil {
+		p.Excerpt = render.KSESPost(*in.Caption)
+	}
+	if in.Description != nil {
+		p.Content = render.KSESPost(*in.Description)
+	}
+	nm := &store.Media{PostID: p.ID, Details: "{}"}
+	if m != nil {
+		c := *m
+		nm = &c
+	}
+	if in.AltText != nil {
+		nm.AltText = render.PlainText(*in.AltText)
+	}
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
+			return err
+		}
+		if err := tx.UpdatePost(ctx, &p); err != nil {
+			return err
+		}
+		if m != nil || in.AltText != nil {
+			if err := tx.PutMedia(ctx, nm); err != nil {
+				return err
+			}
+		}
+		return s.changed(ctx, tx, Change{Kind: "media", Type: pt.Name, Action: "updated", ID: p.ID, Record: &p, Old: old})
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("update attachment %d: %w", p.ID, err)
+	}
+	return &p, nm, nil
+}
+
+// DeleteMedia removes an attachment for good: every file it owns (the
+// original and all its sizes) first, so that a failure leaves the record
+// to retry with, then the record.
+func (s *Site) DeleteMedia(ctx context.Context, p *store.Post) error {
+	paths, err := s.Store.MediaPaths(ctx, p.ID)
+	if err != nil {
+		return fmt.Errorf("delete attachment %d: %w", p.ID, err)
+	}
+	blobs := s.Blobs()
+	for _, path := range paths {
+		if err := blobs.Delete(ctx, path); err != nil {
+			return fmt.Errorf("delete attachment %d: %w", p.ID, err)
+		}
+	}
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.ReleaseMediaPaths(ctx, paths); err != nil {
+			return err
+		}
+		if err := s.deletePostDependents(ctx, tx, p); err != nil {
+			return err
+		}
+		if err := tx.DeletePost(ctx, p.ID); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "media", Type: "attachment", Action: "deleted", ID: p.ID, Record: p})
+	})
+	if err != nil {
+		return fmt.Errorf("delete attachment %d: %w", p.ID, err)
+	}
+	return nil
+}
+
+// GetMedia loads the file records of many attachments in one query.
+func (s *Site) GetMedia(ctx context.Context, ids []int64) (map[int64]*store.Media, error) {
+	return s.Store.GetMedia(ctx, ids)
+}
+
+// ParentVisibility returns, for every type media can be attached to, the
+// restriction that keeps it to what u may read, so that a media query
+// drops media of posts u cannot read (the beta10 privacy rule).
+func (s *Site) ParentVisibility(u *auth.User) map[string]*store.Visibility {
+	out := map[string]*store.Visibility{}
+	for _, pt := range s.types.All() {
+		if pt.ShowInRest && pt.Name != AttachmentType {
+			out[pt.Name] = s.Visibility(u, pt)
+		}
+	}
+	return out
+}
+
+// MediaFile resolves an upload path to the attachment owning it, for
+// serving files: ok is false when no readable attachment owns path (an
+// unknown path, an upload in flight, or media of a post u cannot read).
+func (s *Site) MediaFile(ctx context.Context, u *auth.User, path string) (*store.Post, bool, error) {
+	id, err := s.Store.MediaPathOwner(ctx, path)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && id == 0) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	p, ok, err := s.GetPost(ctx, id)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if !s.CanRead(ctx, u, p) {
+		return p, false, nil
+	}
+	return p, true, nil
+}

@@ -1,0 +1,145 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// S3Options configure an S3-compatible bucket.
+type S3Options struct {
+	// Endpoint is host[:port] of the S3 API (e.g. "s3.amazonaws.com",
+	// "127.0.0.1:9000").
+	Endpoint string
+	Region   string
+	Bucket   string
+	// Prefix is prepended to every key ("site1" stores "site1/2024/...").
+	Prefix    string
+	Secure    bool
+	AccessKey string
+	SecretKey string
+}
+
+// S3 keeps blobs in an S3-compatible bucket, so several nodes share the
+// uploads. A PutObject becomes visible only when the whole object has been
+// received (single and multipart uploads alike), so a reader never sees a
+// partial file and a failed upload leaves nothing behind.
+type S3 struct {
+	client *minio.Client
+	bucket string
+	prefix string
+}
+
+var _ Blobs = (*S3)(nil)
+
+// NewS3 connects to the bucket described by o. It does not check that the
+// bucket exists: a missing bucket fails the first write.
+func NewS3(_ context.Context, o S3Options) (*S3, error) {
+	if o.Endpoint == "" {
+		o.Endpoint = "s3.amazonaws.com"
+	}
+	if o.Bucket == "" {
+		return nil, errors.New("media: s3 bucket name is empty")
+	}
+	client, err := minio.New(o.Endpoint, &minio.Options{
+		Creds:  credentials.NewStaticV4(o.AccessKey, o.SecretKey, ""),
+		Secure: o.Secure,
+		Region: o.Region,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("media: s3 client for %s: %w", o.Endpoint, err)
+	}
+	return &S3{client: client, bucket: o.Bucket, prefix: o.Prefix}, nil
+}
+
+func (s *S3) key(key string) (string, error) {
+	if !validKey(key) {
+		return "", fmt.Errorf("media: invalid key %q", key)
+	}
+	if s.prefix == "" {
+		return key, nil
+	}
+	return path.Join(s.prefix, key), nil
+}
+
+// Put uploads r as one object.
+func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	k, err := s.key(key)
+	if err != nil {
+		return err
+	}
+	_, err = s.client.PutObject(ctx, s.bucket, k, r, size, minio.PutObjectOptions{ContentType: contentType})
+	if err != nil {
+		return fmt.Errorf("media: s3 put %s: %w", key, err)
+	}
+	return nil
+}
+
+type s3Object struct {
+	*minio.Object
+	size int64
+	mod  time.Time
+}
+
+func (o *s3Object) Size() int64        { return o.size }
+func (o *s3Object) ModTime() time.Time { return o.mod }
+
+// Open returns the object for reading; seeks turn into range requests.
+func (s *S3) Open(ctx context.Context, key string) (Object, error) {
+	k, err := s.key(key)
+	if err != nil {
+		return nil, ErrNotExist
+	}
+	obj, err := s.client.GetObject(ctx, s.bucket, k, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("media: s3 get %s: %w", key, err)
+	}
+	st, err := obj.Stat()
+	if err != nil {
+		obj.Close()
+		if isS3NotFound(err) {
+			return nil, ErrNotExist
+		}
+		return nil, fmt.Errorf("media: s3 stat %s: %w", key, err)
+	}
+	return &s3Object{Object: obj, size: st.Size, mod: st.LastModified}, nil
+}
+
+// Exists reports whether the object exists.
+func (s *S3) Exists(ctx context.Context, key string) (bool, error) {
+	k, err := s.key(key)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.client.StatObject(ctx, s.bucket, k, minio.StatObjectOptions{})
+	if err == nil {
+		return true, nil
+	}
+	if isS3NotFound(err) {
+		return false, nil
+	}
+	return false, fmt.Errorf("media: s3 stat %s: %w", key, err)
+}
+
+// Delete removes the object.
+func (s *S3) Delete(ctx context.Context, key string) error {
+	k, err := s.key(key)
+	if err != nil {
+		return err
+	}
+	if err := s.client.RemoveObject(ctx, s.bucket, k, minio.RemoveObjectOptions{}); err != nil && !isS3NotFound(err) {
+		return fmt.Errorf("media: s3 delete %s: %w", key, err)
+	}
+	return nil
+}
+
+func isS3NotFound(err error) bool {
+	resp := minio.ToErrorResponse(err)
+	return resp.Code == "NoSuchKey" || resp.StatusCode == 404
+}

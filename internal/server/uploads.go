@@ -1,0 +1,86 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/folio-server/folio/internal/media"
+)
+
+// UploadsPrefix is the URL path uploaded files are served under.
+const UploadsPrefix = "/uploads/"
+
+// serveUploads serves an uploaded file (an original or a generated size)
+// from the blob storage. Only files owned by an attachment the caller may
+// read are served: media of a private or draft post stay hidden from
+// callers who cannot read that post (the request is authenticated as API
+// requests are). Responses carry the type of the file's extension,
+// X-Content-Type-Options: nosniff, and the ETag, Range and 304 handling of
+// http.ServeContent.
+func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	key := strings.TrimPrefix(r.URL.Path, UploadsPrefix)
+	if key == "" || path.Clean("/"+key) != "/"+key {
+		http.NotFound(w, r)
+		return
+	}
+	ctx := r.Context()
+	u, err := s.authenticate(r)
+	if err != nil {
+		http.Error(w, "401 unauthorized", http.StatusUnauthorized)
+		return
+	}
+	p, ok, err := s.site.MediaFile(ctx, u, key)
+	if err != nil {
+		s.logger.Warn("serving upload", "path", key, "err", err)
+		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		return
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	obj, err := s.site.Blobs().Open(ctx, key)
+	if errors.Is(err, media.ErrNotExist) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		s.logger.Warn("serving upload", "path", key, "err", err)
+		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		return
+	}
+	defer obj.Close()
+
+	h := w.Header()
+	ctype, known := s.site.MediaTypes().MimeOf(key)
+	if !known {
+		ctype = "application/octet-stream"
+	}
+	h.Set("Content-Type", ctype)
+	switch ctype {
+	case "text/html", "image/svg+xml", "application/xml", "text/xml":
+		// Active content never runs in the site's origin.
+		h.Set("Content-Disposition", "attachment")
+		h.Set("Content-Security-Policy", "sandbox")
+	}
+	if s.site.CanRead(ctx, nil, p) {
+		h.Set("Cache-Control", "public, max-age=86400")
+	} else {
+		h.Set("Cache-Control", "private, no-cache")
+		h.Set("Vary", "Authorization, Cookie")
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s|%d|%d", key, obj.Size(), obj.ModTime().UnixNano()))
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
+	http.ServeContent(w, r, path.Base(key), obj.ModTime(), obj)
+}

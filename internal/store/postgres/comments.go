@@ -1,0 +1,481 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// commentCols lists the comments columns in scanComment's order.
+const commentCols = `id, post_id, parent, author_id, author_name, author_email, author_url,
+	author_ip, author_user_agent, date, date_gmt, content, karma, approved, type, pre_trash_status`
+
+func scanComment(s pgx.Row) (*store.Comment, error) {
+	var c store.Comment
+	if err := s.Scan(&c.ID, &c.PostID, &c.Parent, &c.AuthorID, &c.AuthorName, &c.AuthorEmail,
+		&c.AuthorURL, &c.AuthorIP, &c.AuthorUserAgent, &c.Date, &c.DateGMT, &c.Content, &c.Karma,
+		&c.Approved, &c.Type, &c.PreTrashStatus); err != nil {
+		return nil, err
+	}
+	c.Date = readTime(c.Date)
+	c.DateGMT = readTime(c.DateGMT)
+	return &c, nil
+}
+
+// commentArgs returns c's columns after id, in commentCols order.
+func commentArgs(c *store.Comment) []any {
+	return []any{c.PostID, c.Parent, c.AuthorID, c.AuthorName, c.AuthorEmail, c.AuthorURL,
+		c.AuthorIP, c.AuthorUserAgent, pgTime(c.Date), pgTime(c.DateGMT), c.Content, c.Karma,
+		c.Approved, c.Type, c.PreTrashStatus}
+}
+
+// GetComment loads one comment; store.ErrNotFound when there is none.
+func (o ops) GetComment(ctx context.Context, id int64) (*store.Comment, error) {
+	c, err := scanComment(o.reader().queryRow(ctx, `SELECT `+commentCols+` FROM comments WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: comment %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fail(fmt.Sprintf("get comment %d", id), err)
+	}
+	return c, nil
+}
+
+// GetComments loads the comments with the given ids in one query.
+func (o ops) GetComments(ctx context.Context, ids []int64) (map[int64]*store.Comment, error) {
+	out := make(map[int64]*store.Comment, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := o.queryComments(ctx, `SELECT `+commentCols+` FROM comments WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fail("get comments", err)
+	}
+	for _, c := range list {
+		out[c.ID] = c
+	}
+	return out, nil
+}
+
+func (o ops) queryComments(ctx context.Context, query string, args ...any) ([]*store.Comment, error) {
+	var out []*store.Comment
+	err := o.reader().query(ctx, func(rows pgx.Rows) error {
+		c, err := scanComment(rows)
+		if err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	}, query, args...)
+	return out, err
+}
+
+// visibilityExpr turns v into a condition on the posts table p (columns
+// status and author).
+func visibilityExpr(v *store.Visibility, a *args) string {
+	var alts []string
+	if len(v.Public) > 0 {
+		alts = append(alts, inExpr(a, "p.status", v.Public, false))
+	}
+	if v.Owner != 0 && len(v.OwnStatuses) > 0 {
+		alts = append(alts, `(p.author = `+a.add(v.Owner)+` AND `+inExpr(a, "p.status", v.OwnStatuses, false)+`)`)
+	}
+	if len(v.OthersStatuses) > 0 {
+		alts = append(alts, inExpr(a, "p.status", v.OthersStatuses, false))
+	}
+	if len(alts) == 0 {
+		return `FALSE`
+	}
+	return "(" + strings.Join(alts, " OR ") + ")"
+}
+
+// accessCond adds the conditions of a CommentAccess to c.
+func accessCond(c *cond, acc *store.CommentAccess) {
+	a := c.a
+	var readAlts, editAlts []string
+	for i := range acc.Types {
+		t := &acc.Types[i]
+		typ := a.add(t.Type)
+		read := visibilityExpr(&t.Read, a)
+		edit := visibilityExpr(&t.Edit, a)
+		protected := `p.password = '' OR ` + edit
+		if len(acc.UnlockedPosts) > 0 {
+			protected += ` OR p.id = ANY(` + a.add(acc.UnlockedPosts) + `::bigint[])`
+		}
+		readAlts = append(readAlts, `(p.type = `+typ+` AND `+read+` AND (`+protected+`))`)
+		editAlts = append(editAlts, `(p.type = `+typ+` AND `+visibilityExpr(&t.Edit, a)+`)`)
+	}
+	if len(readAlts) == 0 {
+		c.add(`comments.post_id = 0`)
+	} else {
+		c.add(`(comments.post_id = 0 OR comments.post_id IN (SELECT p.id FROM posts p WHERE ` +
+			strings.Join(readAlts, " OR ") + `))`)
+	}
+	alts := []string{`comments.approved = '1'`}
+	if acc.UserID != 0 {
+		own := []string{`comments.author_id = ` + a.add(acc.UserID)}
+		if acc.EditNoPost {
+			own = append(own, `comments.post_id = 0`)
+		}
+		if len(editAlts) > 0 {
+			own = append(own, `comments.post_id IN (SELECT p.id FROM posts p WHERE `+strings.Join(editAlts, " OR ")+`)`)
+		}
+		expr := "(" + strings.Join(own, " OR ") + ")"
+		if !acc.ModerateNoPost {
+			expr = `(comments.post_id <> 0 AND ` + expr + `)`
+		}
+		alts = append(alts, expr)
+	}
+	c.add("(" + strings.Join(alts, " OR ") + ")")
+}
+
+// commentWhere turns q's filters into a WHERE clause.
+func commentWhere(q *store.CommentQuery, a *args) *cond {
+	c := newCond(a)
+	if q.Search != "" {
+		c.add(likeAny(q.Search, []string{"comments.author_name", "comments.author_email", "comments.author_url",
+			"comments.author_ip", "comments.content"}, a))
+	}
+	if q.After != nil {
+		c.add(`comments.date > ` + a.add(pgTime(*q.After)))
+	}
+	if q.Before != nil {
+		c.add(`comments.date < ` + a.add(pgTime(*q.Before)))
+	}
+	if len(q.Authors) > 0 {
+		inList(c, "comments.author_id", q.Authors, false)
+	}
+	if len(q.AuthorExclude) > 0 {
+		inList(c, "comments.author_id", q.AuthorExclude, true)
+	}
+	if q.AuthorEmail != "" {
+		c.add(`folio_nocase(comments.author_email) = ` + a.add(asciiLower(q.AuthorEmail)))
+	}
+	if len(q.Include) > 0 {
+		inList(c, "comments.id", q.Include, false)
+	}
+	if len(q.Exclude) > 0 {
+		inList(c, "comments.id", q.Exclude, true)
+	}
+	if q.Karma != nil {
+		c.add(`comments.karma = ` + a.add(*q.Karma))
+	}
+	if len(q.Posts) > 0 {
+		inList(c, "comments.post_id", q.Posts, false)
+	}
+	if len(q.Parents) > 0 {
+		inList(c, "comments.parent", q.Parents, false)
+	}
+	if len(q.ParentExclude) > 0 {
+		inList(c, "comments.parent", q.ParentExclude, true)
+	}
+	if len(q.Approved) > 0 {
+		inList(c, "comments.approved", q.Approved, false)
+	}
+	if len(q.Types) > 0 {
+		types := q.Types
+		for _, t := range q.Types {
+			if t == "comment" {
+				types = append(types[:len(types):len(types)], "")
+				break
+			}
+		}
+		inList(c, "comments.type", types, false)
+	}
+	if q.Access != nil {
+		accessCond(c, q.Access)
+	}
+	return c
+}
+
+// commentOrder returns the ORDER BY clause for q; ties break on id in the
+// same direction.
+func commentOrder(q *store.CommentQuery, a *args) string {
+	dir := orderDir(q.Order, "ASC")
+	var by string
+	switch q.OrderBy {
+	case "id":
+		by = "comments.id " + dir
+	case "date":
+		by = "comments.date " + dir + ", comments.id " + dir
+	case "post":
+		by = "comments.post_id " + dir + ", comments.id " + dir
+	case "parent":
+		by = "comments.parent " + dir + ", comments.id " + dir
+	case "type":
+		by = `comments.type COLLATE "C" ` + dir + ", comments.id " + dir
+	case "include":
+		if len(q.Include) > 0 {
+			by = `array_position(` + a.add(q.Include) + `::bigint[], comments.id), comments.id ASC`
+			break
+		}
+		by = "comments.date_gmt " + dir + ", comments.id " + dir
+	default: // date_gmt
+		by = "comments.date_gmt " + dir + ", comments.id " + dir
+	}
+	return " ORDER BY " + by
+}
+
+// ListComments returns the comments q selects, in q's order, in one query.
+func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.Comment, error) {
+	a := &args{}
+	c := commentWhere(&q, a)
+	query := `SELECT ` + commentCols + ` FROM comments` + c.where() + commentOrder(&q, a) + limitClause(q.Limit, q.Offset, a)
+	out, err := o.queryComments(ctx, query, a.vals...)
+	if err != nil {
+		return nil, fail("list comments", err)
+	}
+	return out, nil
+}
+
+// CountComments counts the comments q selects, ignoring its order and page.
+func (o ops) CountComments(ctx context.Context, q store.CommentQuery) (int64, error) {
+	a := &args{}
+	c := commentWhere(&q, a)
+	var n int64
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM comments`+c.where(), a.vals...).Scan(&n); err != nil {
+		return 0, fail("count comments", err)
+	}
+	return n, nil
+}
+
+// recountComments recomputes posts.comment_count of the given posts (0 is
+// skipped) from their approved comments.
+func recountComments(ctx context.Context, q querier, posts ...int64) error {
+	var ids []int64
+	for _, id := range posts {
+		if id > 0 && (len(ids) == 0 || ids[len(ids)-1] != id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := q.exec(ctx, `UPDATE posts SET comment_count =
+		(SELECT COUNT(*) FROM comments WHERE comments.post_id = posts.id AND comments.approved = '1')
+		WHERE id = ANY($1::bigint[])`, ids); err != nil {
+		return fail("recount comments", err)
+	}
+	return nil
+}
+
+// InsertComment stores c, sets c.ID and updates its post's comment count.
+func (o ops) InsertComment(ctx context.Context, c *store.Comment) error {
+	if c.ID != 0 {
+		return fmt.Errorf("postgres: insert comment: id is %d, want 0", c.ID)
+	}
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var id int64
+		err := q.queryRow(ctx, `WITH n AS `+nextID("comments")+`
+			INSERT INTO comments (id, post_id, parent, author_id, author_name, author_email,
+			author_url, author_ip, author_user_agent, date, date_gmt, content, karma, approved,
+			type, pre_trash_status)
+			VALUES ((SELECT last FROM n), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+			$14, $15) RETURNING id`, commentArgs(c)...).Scan(&id)
+		if err != nil {
+			return false, fail("insert comment", err)
+		}
+		c.ID = id
+		return true, recountComments(ctx, q, c.PostID)
+	})
+}
+
+// UpdateComment writes every column of c and updates the comment counts of
+// its old and new post.
+func (o ops) UpdateComment(ctx context.Context, c *store.Comment) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var oldPost int64
+		err := q.queryRow(ctx, `SELECT post_id FROM comments WHERE id = $1`, c.ID).Scan(&oldPost)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, fmt.Errorf("postgres: comment %d: %w", c.ID, store.ErrNotFound)
+		}
+		if err != nil {
+			return false, fail(fmt.Sprintf("update comment %d", c.ID), err)
+		}
+		if _, err := q.exec(ctx, `UPDATE comments SET post_id = $1, parent = $2, author_id = $3,
+			author_name = $4, author_email = $5, author_url = $6, author_ip = $7,
+			author_user_agent = $8, date = $9, date_gmt = $10, content = $11, karma = $12,
+			approved = $13, type = $14, pre_trash_status = $15
+			WHERE id = $16`, append(commentArgs(c), c.ID)...); err != nil {
+			return false, fail(fmt.Sprintf("update comment %d", c.ID), err)
+		}
+		return true, recountComments(ctx, q, oldPost, c.PostID)
+	})
+}
+
+// DeleteComment removes a comment, moves its replies to its parent and
+// updates its post's comment count.
+func (o ops) DeleteComment(ctx context.Context, id int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var post, parent int64
+		err := q.queryRow(ctx, `SELECT post_id, parent FROM comments WHERE id = $1`, id).Scan(&post, &parent)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, fmt.Errorf("postgres: comment %d: %w", id, store.ErrNotFound)
+		}
+		if err != nil {
+			return false, fail(fmt.Sprintf("delete comment %d", id), err)
+		}
+		if _, err := q.exec(ctx, `UPDATE comments SET parent = $1 WHERE parent = $2`, parent, id); err != nil {
+			return false, fail(fmt.Sprintf("delete comment %d: move replies", id), err)
+		}
+		if _, err := q.exec(ctx, `DELETE FROM comments WHERE id = $1`, id); err != nil {
+			return false, fail(fmt.Sprintf("delete comment %d", id), err)
+		}
+		return true, recountComments(ctx, q, post)
+	})
+}
+
+// DeletePostComments removes every comment of a post and zeroes its count.
+func (o ops) DeletePostComments(ctx context.Context, postID int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		tag, err := q.exec(ctx, `DELETE FROM comments WHERE post_id = $1`, postID)
+		if err != nil {
+			return false, fail(fmt.Sprintf("delete comments of post %d", postID), err)
+		}
+		if tag.RowsAffected() == 0 {
+			return false, nil
+		}
+		return true, recountComments(ctx, q, postID)
+	})
+}
+
+// CommentsWithReplies reports which of ids have an approved or held reply.
+func (o ops) CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := o.reader().query(ctx, func(rows pgx.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		out[id] = true
+		return nil
+	}, `SELECT DISTINCT parent FROM comments WHERE parent = ANY($1) AND approved IN ('0', '1')`, ids)
+	if err != nil {
+		return nil, fail("comment replies", err)
+	}
+	return out, nil
+}
+
+// LatestCommentDate returns the newest GMT date of a comment from ip, with
+// email or by user; the zero time when there is none.
+func (o ops) LatestCommentDate(ctx context.Context, ip, email string, user int64) (time.Time, error) {
+	// One MAX per filter, so each part is a single index probe.
+	a := &args{}
+	var parts []string
+	if ip != "" {
+		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE author_ip = `+a.add(ip))
+	}
+	if email != "" {
+		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE folio_nocase(author_email) = `+a.add(asciiLower(email)))
+	}
+	if user != 0 {
+		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE author_id = `+a.add(user))
+	}
+	if len(parts) == 0 {
+		return time.Time{}, nil
+	}
+	var latest *time.Time
+	query := `SELECT MAX(d) FROM (` + strings.Join(parts, " UNION ALL ") + `) AS m`
+	if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&latest); err != nil {
+		return time.Time{}, fail("latest comment", err)
+	}
+	if latest == nil {
+		return time.Time{}, nil
+	}
+	return readTime(*latest), nil
+}
+
+// DuplicateComment reports whether a non-trashed comment repeats c.
+func (o ops) DuplicateComment(ctx context.Context, c *store.Comment) (bool, error) {
+	a := &args{}
+	where := `post_id = ` + a.add(c.PostID) + ` AND parent = ` + a.add(c.Parent) +
+		` AND content = ` + a.add(c.Content) + ` AND approved <> 'trash' AND `
+	if c.AuthorEmail != "" {
+		where += `(author_name = ` + a.add(c.AuthorName) + ` OR folio_nocase(author_email) = ` + a.add(asciiLower(c.AuthorEmail)) + `)`
+	} else {
+		where += `author_name = ` + a.add(c.AuthorName)
+	}
+	var dup bool
+	if err := o.reader().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM comments WHERE `+where+`)`, a.vals...).Scan(&dup); err != nil {
+		return false, fail("duplicate comment", err)
+	}
+	return dup, nil
+}
+
+// HasApprovedComment reports whether name and email have an approved
+// comment.
+func (o ops) HasApprovedComment(ctx context.Context, name, email string) (bool, error) {
+	var ok bool
+	if err := o.reader().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM comments
+		WHERE folio_nocase(author_email) = $1 AND author_name = $2 AND approved = '1')`,
+		asciiLower(email), name).Scan(&ok); err != nil {
+		return false, fail("approved comment", err)
+	}
+	return ok, nil
+}
+
+// postUpdateArgs returns the arguments of UpdatePost: postArgs(p) without
+// comment_count, which only the comment writes change, then p.ID.
+func postUpdateArgs(p *store.Post) []any {
+	args := postArgs(p)
+	// comment_count is the second-to-last column of postCols.
+	n := len(args)
+	return append(args[:n-2:n-2], args[n-1], p.ID)
+}
+
+var _ store.CommentPager = (*DB)(nil)
+
+// FirstCommentsOfPosts returns, in one query, the first q.Limit comments
+// q matches on each of posts and how many it matches on each.
+func (o ops) FirstCommentsOfPosts(ctx context.Context, q store.CommentQuery, posts []int64) (map[int64][]*store.Comment, map[int64]int64, error) {
+	pages := map[int64][]*store.Comment{}
+	totals := map[int64]int64{}
+	if len(posts) == 0 {
+		return pages, totals, nil
+	}
+	q.Posts = posts
+	a := &args{}
+	c := commentWhere(&q, a)
+	order := strings.TrimPrefix(commentOrder(&q, a), " ORDER BY ")
+	query := `SELECT ` + commentCols + `, total FROM (SELECT comments.*,
+		ROW_NUMBER() OVER (PARTITION BY comments.post_id ORDER BY ` + order + `) AS rn,
+		COUNT(*) OVER (PARTITION BY comments.post_id) AS total
+		FROM comments` + c.where() + `) AS ranked`
+	if q.Limit > 0 {
+		query += ` WHERE rn <= ` + a.add(int64(q.Limit))
+	}
+	query += ` ORDER BY post_id, rn`
+	err := o.reader().query(ctx, func(rows pgx.Rows) error {
+		var total int64
+		cm, err := scanComment(totalScanner{rows, &total})
+		if err != nil {
+			return err
+		}
+		pages[cm.PostID] = append(pages[cm.PostID], cm)
+		totals[cm.PostID] = total
+		return nil
+	}, query, a.vals...)
+	if err != nil {
+		return nil, nil, fail("comments of posts", err)
+	}
+	return pages, totals, nil
+}
+
+// totalScanner scans a comment row followed by one more column into total.
+type totalScanner struct {
+	s     pgx.Row
+	total *int64
+}
+
+func (t totalScanner) Scan(dest ...any) error {
+	return t.s.Scan(append(dest, t.total)...)
+}

@@ -1,0 +1,276 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/migrate"
+	"github.com/folio-server/folio/internal/store/postgres"
+	"github.com/folio-server/folio/internal/store/storetest"
+)
+
+// These are the PostgreSQL-only tests; the behaviour both backends share
+// is tested by internal/store/storetest's conformance suite.
+
+func TestMain(m *testing.M) {
+	if r := storetest.SkipReason(); r != "" {
+		fmt.Println("postgres:", r)
+	}
+	os.Exit(m.Run())
+}
+
+func TestConcurrentMigrateAppliesEachMigrationOnce(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	ctx := context.Background()
+	const n = 4
+	dbs := make([]*postgres.DB, n)
+	for i := range dbs {
+		db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range dbs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = dbs[i].Migrate(ctx)
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	cur, latest, err := dbs[0].SchemaVersion(ctx)
+	if err != nil || cur != latest || latest < 1 {
+		t.Fatalf("schema at %d of %d (%v)", cur, latest, err)
+	}
+	var rows int64
+	if err := dbs[0].Pool().QueryRow(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&rows); err != nil || rows != latest {
+		t.Fatalf("schema_migrations has %d rows (%v), want %d", rows, err, latest)
+	}
+}
+
+func TestMigrateRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO schema_migrations VALUES (9999, '2030-01-01 00:00:00')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); !errors.Is(err, migrate.ErrSchemaNewer) {
+		t.Fatalf("Migrate = %v, want ErrSchemaNewer", err)
+	}
+}
+
+func TestZeroDateIsStoredAsYearOne(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	p := &store.Post{Type: "post"}
+	if err := db.InsertPost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := db.Pool().QueryRow(ctx, `SELECT date_gmt::text FROM posts WHERE id = $1`, p.ID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != "0001-01-01 00:00:00" {
+		t.Fatalf("zero date stored as %q", stored)
+	}
+}
+
+func TestConflictNamesConstraint(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	if err := db.InsertUser(ctx, &store.User{Login: "a", Email: "a@x", Nicename: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		u    store.User
+		want string
+	}{
+		{store.User{Login: "A", Nicename: "b"}, "users.login"},
+		{store.User{Login: "b", Email: "A@X", Nicename: "b"}, "users.email"},
+		{store.User{Login: "b", Nicename: "A"}, "users.nicename"},
+	}
+	for _, tt := range tests {
+		err := db.InsertUser(ctx, &tt.u)
+		if !errors.Is(err, store.ErrConflict) || err.Error() != "store: conflict: "+tt.want {
+			t.Errorf("insert %+v: %v, want conflict on %s", tt.u, err, tt.want)
+		}
+	}
+}
+
+func TestUnreachableServerIsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, err := postgres.Open(ctx, "postgres://folio@127.0.0.1:1/folio?sslmode=disable", postgres.Options{ConnectTimeout: 2 * time.Second})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Open = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestClosedPoolErrorsAreNotUnavailable(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	// A statement the server rejects is the request's fault, not an
+	// outage.
+	_, err := db.ListPosts(ctx, store.PostQuery{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `SELECT nope`); err == nil || errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("bad statement: %v", err)
+	}
+}
+
+func TestKilledConnectionsAreRetriedForReads(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	// The pool under test is named, so that only its connections die.
+	name := fmt.Sprintf("folio_kill_%d", time.Now().UnixNano())
+	db := storetest.OpenPostgres(t, url+"&application_name="+name)
+	ctx := context.Background()
+	if err := db.InsertPost(ctx, &store.Post{Type: "post", Title: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	// Kill every connection of that pool, as a server restart does.
+	admin := storetest.OpenPostgres(t, url)
+	var killed int
+	if err := admin.Pool().QueryRow(ctx, `SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = $1`, name).Scan(&killed); err != nil || killed == 0 {
+		t.Fatalf("killed %d connections (%v)", killed, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	// Reads recover on their own (one retry on a dead pooled connection).
+	for i := 0; i < 3; i++ {
+		if _, err := db.GetPost(ctx, 1); err != nil {
+			t.Fatalf("read after killed connections: %v", err)
+		}
+	}
+	if err := db.InsertPost(ctx, &store.Post{Type: "post"}); err != nil && !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("write after killed connections: %v (want success or ErrUnavailable)", err)
+	}
+}
+
+// TestCopyRoundTrip copies a store to PostgreSQL and back into SQLite and
+// compares every table.
+func TestCopyRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := storetest.OpenSQLite(t, t.TempDir()+"/src.db")
+	u := &store.User{Login: "admin", Email: "a@x", Nicename: "admin", Registered: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC),
+		Roles: []string{"administrator"}, Caps: map[string]bool{"x": true}}
+	if err := src.InsertUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := src.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprint(i), Sticky: i == 1,
+			Date: time.Date(2021, 1, i+1, 0, 0, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := src.DeletePost(ctx, 3); err != nil { // the counter stays at 3
+		t.Fatal(err)
+	}
+	if err := src.InsertComment(ctx, &store.Comment{PostID: 1, Content: "hi", Approved: "1", Type: "comment"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetPostTerms(ctx, 1, "category", []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+
+	pg := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	back := storetest.OpenSQLite(t, t.TempDir()+"/back.db")
+	copyStore(t, src, pg)
+	copyStore(t, pg, back)
+	for _, pair := range []struct {
+		name string
+		a, b store.Store
+	}{{"sqlite→postgres", src, pg}, {"postgres→sqlite", pg, back}} {
+		ga, err := pair.a.ListPosts(ctx, store.PostQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb, err := pair.b.ListPosts(ctx, store.PostQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ga, gb) {
+			t.Errorf("%s: posts differ:\n%+v\n%+v", pair.name, ga, gb)
+		}
+		ua, _ := pair.a.GetUser(ctx, 1)
+		ub, err := pair.b.GetUser(ctx, 1)
+		if err != nil || !reflect.DeepEqual(ua, ub) {
+			t.Errorf("%s: users differ: %+v / %+v (%v)", pair.name, ua, ub, err)
+		}
+		ta, _ := pair.a.PostTerms(ctx, []int64{1}, nil)
+		tb, _ := pair.b.PostTerms(ctx, []int64{1}, nil)
+		if !reflect.DeepEqual(ta, tb) || len(tb[1]) != 1 {
+			t.Errorf("%s: terms differ: %v / %v", pair.name, ta, tb)
+		}
+		p := &store.Post{Type: "post"}
+		if err := pair.b.InsertPost(ctx, p); err != nil || p.ID != 4 {
+			t.Errorf("%s: next post id %d (%v), want 4: the id counter must be copied", pair.name, p.ID, err)
+		}
+		if err := pair.b.DeletePost(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func copyStore(t *testing.T, from, to store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	src, dst := from.(store.Copier), to.(store.Copier)
+	tables, err := src.CopyTables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := src.LastIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = dst.Import(ctx, func(im store.Importer) error {
+		for _, table := range tables {
+			var cols []string
+			var rows [][]any
+			if err := src.ExportRows(ctx, table, func(c []string, row []any) error {
+				cols = c
+				rows = append(rows, append([]any(nil), row...))
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := im.InsertRows(ctx, table, cols, rows); err != nil {
+				return err
+			}
+		}
+		for table, id := range last {
+			if err := im.SetLastID(ctx, table, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

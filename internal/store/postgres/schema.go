@@ -1,0 +1,52 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TempSchema creates a new, empty schema named prefix_<random> in the
+// database url names and returns a URL whose connections work in it
+// (search_path) and a function that drops the schema with everything in
+// it. Tests and benchmarks use it to stay out of each other's way.
+func TempSchema(ctx context.Context, dbURL, prefix string) (schemaURL string, drop func() error, err error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", nil, fmt.Errorf("postgres: schema name: %w", err)
+	}
+	schema := prefix + "_" + hex.EncodeToString(b[:])
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("postgres: parse database url: %w", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	exec := func(ctx context.Context, sql string) error {
+		conn, err := pgx.Connect(ctx, dbURL)
+		if err != nil {
+			return fail("connect", err)
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return fail("schema", err)
+		}
+		return nil
+	}
+	ident := pgx.Identifier{schema}.Sanitize()
+	if err := exec(ctx, `CREATE SCHEMA `+ident); err != nil {
+		return "", nil, err
+	}
+	drop = func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return exec(ctx, `DROP SCHEMA `+ident+` CASCADE`)
+	}
+	return u.String(), drop, nil
+}

@@ -1,0 +1,13 @@
+// Command folio-readingtime is Folio with the reading-time extension built
+// in: `go build ./examples/readingtime/cmd/folio-readingtime`.
+package main
+
+import (
+	"github.com/folio-server/folio/examples/readingtime"
+	"github.com/folio-server/folio/ext"
+)
+
+func main() {
+	ext.Use(readingtime.New())
+	ext.Main()
+}

@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/endpoints"
+	"github.com/folio-server/folio/internal/extension"
+	"github.com/folio-server/folio/internal/hooks"
+	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/webhooks"
+)
+
+// NewWith is New with the given extensions instead of the ones added with
+// extension.Use.
+func NewWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, exts ...extension.Extension) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	names, err := NamesFor(cfg.Compat)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := build(ctx, cfg, logger, st, names, exts...)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newExtensionAPI runs the extensions' Register and returns the API with
+// the configuration the site is built from (a copy of cfg when extensions
+// add post types or taxonomies).
+func newExtensionAPI(cfg *config.Config, logger *slog.Logger, exts []extension.Extension) (*extension.API, *config.Config, error) {
+	api, err := extension.New(exts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	api.SetLogger(logger)
+	c := *cfg
+	c.PostTypes = slices.Clone(cfg.PostTypes)
+	c.Taxonomies = slices.Clone(cfg.Taxonomies)
+	if err := api.Configure(&c); err != nil {
+		return nil, nil, err
+	}
+	for _, n := range api.Names() {
+		logger.Info("extension loaded", "name", n)
+	}
+	return api, &c, nil
+}
+
+// startExtensions registers the webhooks resource and outbox, the
+// extensions' routes, and fires rest_api_init.
+func (s *Server) startExtensions(ctx context.Context, api *extension.API, rs *rest.Server, site *content.Site, st store.Store) error {
+	s.ext = api
+	if ob, ok := st.(store.OutboxStore); ok {
+		svc := &webhooks.Service{Store: ob}
+		if err := svc.SyncConfig(ctx, s.cfg.Webhooks); err != nil {
+			return fmt.Errorf("webhooks: %w", err)
+		}
+		endpoints.RegisterWebhooks(rs, site, svc)
+		w := &webhooks.Worker{Store: ob, Render: webhooks.APIRenderer(rs, site), Logger: s.logger}
+		w.Init()
+		em := &webhooks.Emitter{Notify: w.Wake}
+		api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: "webhooks_outbox", Priority: 1000,
+			Func: func(e *extension.ChangeEvent) error {
+				if err := em.Emit(e.Context, e.Tx, e.Change); err != nil {
+					return err
+				}
+				return e.Next()
+			}})
+		s.webhooks = w
+	} else if len(s.cfg.Webhooks) > 0 {
+		s.logger.Warn("webhooks: this database does not keep an outbox yet; webhooks are off")
+	}
+	return api.Start(rs)
+}
+
+// Extensions returns the extension API the site was built with.
+func (s *Server) Extensions() *extension.API { return s.ext }
+
+// Webhooks returns the webhook delivery worker (nil when the store has no
+// outbox).
+func (s *Server) Webhooks() *webhooks.Worker { return s.webhooks }

@@ -31,9 +31,13 @@ func newBenchCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts.Log = cmd.ErrOrStderr()
-			opts.OpenStore = func(ctx context.Context, dataDir string) (store.Store, error) {
+			opts.OpenStore = func(ctx context.Context, where string) (store.Store, error) {
 				cfg := config.Default()
-				cfg.DataDir = dataDir
+				if opts.Database != "" {
+					cfg.DatabaseURL = where
+				} else {
+					cfg.DataDir = where
+				}
 				return server.OpenStore(ctx, cfg)
 			}
 			rep, err := bench.Run(ctx, opts)
@@ -59,6 +63,7 @@ func newBenchCmd() *cobra.Command {
 	fl.IntVar(&opts.Connections, "connections", bench.DefaultConnections, "concurrent keep-alive connections")
 	fl.Int64Var(&opts.MaxRequests, "max-requests", bench.DefaultMaxRequests, "maximum requests per scenario")
 	fl.StringVar(&out, "out", "", "also write the report to this markdown file")
+	fl.StringVar(&opts.Database, "database", "", "benchmark on PostgreSQL: a postgres:// URL (the site goes in a temporary schema)")
 	return cmd
 }
 

@@ -156,8 +156,9 @@ func TestDatabaseCommandsFail(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"postgres not built", nil, []string{"migrate", "--database", "postgres://u@localhost/folio"}, "PostgreSQL support is not built yet"},
-		{"postgres from env", []string{"FOLIO_DATABASE_URL=postgres://u@h/db"}, []string{"user", "list", "--data", dir}, "PostgreSQL"},
+		{"postgres unreachable", nil, []string{"migrate", "--database", "postgres://u@127.0.0.1:1/folio"}, "database unavailable"},
+		{"postgres from env", []string{"FOLIO_DATABASE_URL=postgres://u@127.0.0.1:1/db"}, []string{"user", "list", "--data", dir}, "127.0.0.1:1"},
+		{"bad pool setting", []string{"FOLIO_DB_MAX_CONNS=many"}, []string{"migrate", "--data", dir}, "FOLIO_DB_MAX_CONNS"},
 		{"unknown config key", nil, []string{"migrate", "--data", dir, "--config", badConfig}, "colour"},
 		{"config from env", []string{"FOLIO_CONFIG=" + badConfig}, []string{"migrate", "--data", dir}, "colour"},
 		{"bad compat", nil, []string{"serve", "--data", dir, "--compat", "drupal", "--addr", "127.0.0.1:0"}, "drupal"},

@@ -24,6 +24,7 @@ func newRootCmd() *cobra.Command {
 		newUserCmd(),
 		newBenchCmd(),
 		newBenchHelloCmd(),
+		newDBCmd(),
 	)
 	return root
 }
@@ -40,10 +41,21 @@ func (f *siteFlags) add(cmd *cobra.Command, withServe bool) {
 	fl.StringVar(&f.o.DataDir, "data", "", "data directory (env FOLIO_DATA; default ./folio-data)")
 	fl.StringVar(&f.o.DatabaseURL, "database", "", "database URL or SQLite file (env FOLIO_DATABASE_URL; default DATA/folio.db)")
 	fl.StringVar(&f.o.ConfigFile, "config", "", "config file (env FOLIO_CONFIG)")
+	f.addPool(cmd)
 	if withServe {
 		fl.StringVar(&f.o.Addr, "addr", "", "listen address (env FOLIO_ADDR; default 127.0.0.1:8080)")
 		fl.StringVar(&f.o.Compat, "compat", "", `"wordpress" serves the WordPress names (env FOLIO_COMPAT)`)
+		fl.StringVar(&f.o.MediaURL, "media-url", "", "upload storage: s3://bucket?endpoint=host:port&region=r or file:///dir (env FOLIO_MEDIA_URL; default DATA/uploads)")
 	}
+}
+
+// addPool registers the connection pool flags on cmd.
+func (f *siteFlags) addPool(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.IntVar(&f.o.DBMaxConns, "db-max-conns", 0, "most database connections per process (env FOLIO_DB_MAX_CONNS; default 4 per CPU, at least 8)")
+	fl.IntVar(&f.o.DBMinConns, "db-min-conns", 0, "idle PostgreSQL connections kept open (env FOLIO_DB_MIN_CONNS; default 0)")
+	fl.DurationVar(&f.o.DBMaxConnLifetime, "db-max-conn-lifetime", 0, "recycle PostgreSQL connections after this long (env FOLIO_DB_MAX_CONN_LIFETIME; default 1h)")
+	fl.DurationVar(&f.o.DBConnectTimeout, "db-connect-timeout", 0, "give up connecting to PostgreSQL after this long (env FOLIO_DB_CONNECT_TIMEOUT; default 5s)")
 }
 
 // config resolves the configuration from the flags, the environment and

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/postgres"
 )
 
 // Defaults for Options.
@@ -55,9 +56,14 @@ type Options struct {
 	// DataDir is where the site is seeded; empty means a new temporary
 	// directory, removed at the end.
 	DataDir string
-	// OpenStore opens and migrates the store of a data directory (the
-	// caller passes server.OpenStore wired to a config).
-	OpenStore func(ctx context.Context, dataDir string) (store.Store, error)
+	// Database, when set to a postgres:// URL, runs the benchmark on
+	// PostgreSQL: the site is seeded in a new schema of that database,
+	// dropped at the end, instead of a SQLite file in DataDir.
+	Database string
+	// OpenStore opens and migrates the store at where: a data directory,
+	// or a postgres:// URL when Database is set (the caller passes
+	// server.OpenStore wired to a config).
+	OpenStore func(ctx context.Context, where string) (store.Store, error)
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 }
@@ -77,6 +83,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Database != "" && !strings.HasPrefix(o.Database, "postgres://") && !strings.HasPrefix(o.Database, "postgresql://") {
+		return fmt.Errorf("database %q: want a postgres:// URL", o.Database)
 	}
 	if o.OpenStore == nil {
 		return errors.New("bench: no store opener")
@@ -101,6 +110,8 @@ type Scenario struct {
 
 // Report is the outcome of a benchmark run.
 type Report struct {
+	// Backend is the database the server ran on: SQLite or PostgreSQL.
+	Backend     string
 	Posts       int
 	Connections int
 	Duration    time.Duration
@@ -129,25 +140,40 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(opts.Log, format+"\n", args...) }
 
-	logf("seeding %d posts in %s", opts.Posts, dir)
+	where, site := dir, []string{"--data", dir}
+	backend := "SQLite"
+	if opts.Database != "" {
+		u, drop, err := postgres.TempSchema(ctx, opts.Database, "folio_bench")
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := drop(); err != nil {
+				logf("drop benchmark schema: %v", err)
+			}
+		}()
+		where, site, backend = u, []string{"--database", u}, "PostgreSQL"
+	}
+
+	logf("seeding %d posts in %s", opts.Posts, where)
 	t0 := time.Now()
-	ids, err := seed(ctx, opts, dir)
+	ids, err := seed(ctx, opts, where)
 	if err != nil {
 		return nil, err
 	}
 	logf("seeded in %s", time.Since(t0).Round(time.Millisecond))
 
-	if err := runCLI(ctx, opts.Exe, "user", "create", "--data", dir, "--login", adminLogin,
-		"--email", adminEmail, "--password", "bench-"+randomToken(), "--role", "administrator"); err != nil {
+	if err := runCLI(ctx, opts.Exe, append([]string{"user", "create", "--login", adminLogin,
+		"--email", adminEmail, "--password", "bench-" + randomToken(), "--role", "administrator"}, site...)...); err != nil {
 		return nil, err
 	}
-	out, err := cliOutput(ctx, opts.Exe, "user", "app-password", "--data", dir, "--login", adminLogin, "--name", "bench")
+	out, err := cliOutput(ctx, opts.Exe, append([]string{"user", "app-password", "--login", adminLogin, "--name", "bench"}, site...)...)
 	if err != nil {
 		return nil, err
 	}
 	appPass := lastLine(out)
 
-	folio, err := startProcess(ctx, opts.Exe, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	folio, err := startProcess(ctx, opts.Exe, append([]string{"serve", "--addr", "127.0.0.1:0"}, site...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +186,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	logf("folio at %s (pid %d), hello at %s (pid %d)", folio.URL, folio.Pid(), hello.URL, hello.Pid())
 
 	rep := &Report{
+		Backend:     backend,
 		Posts:       opts.Posts,
 		Connections: opts.Connections,
 		Duration:    opts.Duration,
@@ -207,9 +234,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// seed opens the store of dir and fills it with authors and posts.
-func seed(ctx context.Context, opts Options, dir string) (ids []int64, err error) {
-	st, err := opts.OpenStore(ctx, dir)
+// seed opens the store at where and fills it with authors and posts.
+func seed(ctx context.Context, opts Options, where string) (ids []int64, err error) {
+	st, err := opts.OpenStore(ctx, where)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -313,6 +340,9 @@ func HelloHandler() http.Handler {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# folio bench\n\n")
+	if r.Backend != "" {
+		fmt.Fprintf(&b, "Database: %s. ", r.Backend)
+	}
 	fmt.Fprintf(&b, "%d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
 	r.writeTable(&b)
 	fmt.Fprintf(&b, "\nServer memory: peak RSS %s, RSS at end %s (hello server peak %s).\n", mib(r.Server.Peak), mib(r.Server.RSS), mib(r.Hello.Peak))

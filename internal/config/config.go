@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +45,12 @@ const (
 	EnvConfig      = "FOLIO_CONFIG"
 	EnvDatabaseURL = "FOLIO_DATABASE_URL"
 	EnvCompat      = "FOLIO_COMPAT"
+	EnvMediaURL    = "FOLIO_MEDIA_URL"
+	// Connection pool settings (see DB).
+	EnvDBMaxConns        = "FOLIO_DB_MAX_CONNS"
+	EnvDBMinConns        = "FOLIO_DB_MIN_CONNS"
+	EnvDBMaxConnLifetime = "FOLIO_DB_MAX_CONN_LIFETIME"
+	EnvDBConnectTimeout  = "FOLIO_DB_CONNECT_TIMEOUT"
 )
 
 // Config is the whole run-time configuration of one Folio process.
@@ -66,6 +73,22 @@ type Config struct {
 	PostTypes  []PostType `toml:"post_types"`
 	Taxonomies []Taxonomy `toml:"taxonomies"`
 	Limits     Limits     `toml:"limits"`
+	// Webhooks are outbound webhooks declared in the file ([[webhooks]]).
+	Webhooks []Webhook `toml:"webhooks"`
+	Media    Media     `toml:"media"`
+	DB       DB        `toml:"db"`
+}
+
+// DB tunes the database connection pool. Zero values mean the store's
+// defaults: for PostgreSQL four connections per CPU (at least 8) per node,
+// no idle minimum, connections recycled after an hour and a 5 second
+// connection timeout, so that requests fail fast (503) while the server is
+// down. For SQLite only MaxConns applies, to the reader pool.
+type DB struct {
+	MaxConns        int           `toml:"max_conns"`
+	MinConns        int           `toml:"min_conns"`
+	MaxConnLifetime time.Duration `toml:"max_conn_lifetime"`
+	ConnectTimeout  time.Duration `toml:"connect_timeout"`
 }
 
 // Site holds the site options.
@@ -78,6 +101,18 @@ type Site struct {
 	ShowAvatars bool   `toml:"show_avatars"`
 	// Timezone is an IANA zone name; the default is "UTC".
 	Timezone string `toml:"timezone"`
+	// AllowAnonymousComments lets callers who are not signed in comment
+	// (the default); when false they get rest_comment_login_required.
+	AllowAnonymousComments bool `toml:"allow_anonymous_comments"`
+	// CommentModeration holds every new comment for moderation.
+	CommentModeration bool `toml:"comment_moderation"`
+	// CommentPreviouslyApproved approves a comment only when its author
+	// name and email already have an approved comment (the default);
+	// otherwise it is held.
+	CommentPreviouslyApproved bool `toml:"comment_previously_approved"`
+	// CommentMaxLinks holds a comment with this many links or more; 0
+	// turns the check off. The default is 2.
+	CommentMaxLinks int `toml:"comment_max_links"`
 }
 
 // PostType is a custom post type declared in the config file.
@@ -101,6 +136,40 @@ type Taxonomy struct {
 	SingularLabel string   `toml:"singular_label"`
 	Description   string   `toml:"description"`
 }
+
+// Media configures uploads: where files are kept, how they are served and
+// which file types are accepted.
+type Media struct {
+	// URL selects the blob storage: empty for the directory DataDir/uploads,
+	// file:///some/dir for another directory, or
+	// s3://bucket/prefix?endpoint=host:port&region=r&secure=true for an
+	// S3-compatible bucket (credentials from access_key/secret_key or the
+	// AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY environment variables).
+	URL string `toml:"url"`
+	// AccessKey and SecretKey are the S3 credentials.
+	AccessKey string `toml:"access_key"`
+	SecretKey string `toml:"secret_key"`
+	// PublicURL, when set, is the base URL files are linked from (a CDN or
+	// the bucket itself), without a trailing slash; files are then not
+	// served by Folio, so media of private posts are not protected there.
+	// Empty means Folio serves them under SITE/uploads/.
+	PublicURL string `toml:"public_url"`
+	// AllowedTypes replaces the default extension allowlist: each entry
+	// is "ext" (MIME type from the built-in table) or "ext=mime/type".
+	AllowedTypes []string `toml:"allowed_types"`
+	// MaxImagePixels refuses images with more pixels than this
+	// (decompression bombs); default 50 million.
+	MaxImagePixels int64 `toml:"max_image_pixels"`
+	// ImageWorkers bounds how many images are decoded and resized at once;
+	// default 2.
+	ImageWorkers int `toml:"image_workers"`
+}
+
+// DefaultMaxImagePixels and DefaultImageWorkers are the Media defaults.
+const (
+	DefaultMaxImagePixels = 50_000_000
+	DefaultImageWorkers   = 2
+)
 
 // Limits bounds request sizes.
 type Limits struct {
@@ -141,6 +210,10 @@ func Default() *Config {
 			Title:       DefaultTitle,
 			ShowAvatars: true,
 			Timezone:    DefaultTimezone,
+
+			AllowAnonymousComments:    true,
+			CommentPreviouslyApproved: true,
+			CommentMaxLinks:           2,
 		},
 		Limits: Limits{
 			MaxBodyBytes:   DefaultMaxBodyBytes,
@@ -181,6 +254,13 @@ type Overrides struct {
 	DatabaseURL string
 	Compat      string
 	ConfigFile  string
+	MediaURL    string
+	// DB pool settings; zero means "not given", -1 a value that did not
+	// parse (Normalize reports it).
+	DBMaxConns        int
+	DBMinConns        int
+	DBMaxConnLifetime time.Duration
+	DBConnectTimeout  time.Duration
 }
 
 // Resolve builds the configuration from flags, the environment (read with
@@ -219,7 +299,38 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		DataDir:     getenv(EnvData),
 		DatabaseURL: getenv(EnvDatabaseURL),
 		Compat:      getenv(EnvCompat),
+		MediaURL:    getenv(EnvMediaURL),
+
+		DBMaxConns:        envInt(getenv(EnvDBMaxConns)),
+		DBMinConns:        envInt(getenv(EnvDBMinConns)),
+		DBMaxConnLifetime: envDuration(getenv(EnvDBMaxConnLifetime)),
+		DBConnectTimeout:  envDuration(getenv(EnvDBConnectTimeout)),
 	})
+}
+
+// envInt parses an integer variable: 0 when empty, -1 when malformed.
+func envInt(v string) int {
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// envDuration parses a duration variable ("30s"): 0 when empty, -1 when
+// malformed.
+func envDuration(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return -1
+	}
+	return d
 }
 
 // Apply overrides c with the non-empty values of o (except ConfigFile,
@@ -236,6 +347,21 @@ func (c *Config) Apply(o Overrides) {
 	}
 	if o.Compat != "" {
 		c.Compat = o.Compat
+	}
+	if o.MediaURL != "" {
+		c.Media.URL = o.MediaURL
+	}
+	if o.DBMaxConns != 0 {
+		c.DB.MaxConns = o.DBMaxConns
+	}
+	if o.DBMinConns != 0 {
+		c.DB.MinConns = o.DBMinConns
+	}
+	if o.DBMaxConnLifetime != 0 {
+		c.DB.MaxConnLifetime = o.DBMaxConnLifetime
+	}
+	if o.DBConnectTimeout != 0 {
+		c.DB.ConnectTimeout = o.DBConnectTimeout
 	}
 }
 
@@ -278,6 +404,22 @@ func (c *Config) Normalize() error {
 	}
 	if c.Limits.MaxUploadBytes < 0 {
 		errs = append(errs, fmt.Errorf("limits.max_upload_bytes %d: must be positive", c.Limits.MaxUploadBytes))
+	}
+	errs = append(errs, c.normalizeMedia()...)
+	if c.DB.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("db.max_conns (%s): must be a positive integer", EnvDBMaxConns))
+	}
+	if c.DB.MinConns < 0 {
+		errs = append(errs, fmt.Errorf("db.min_conns (%s): must be a positive integer", EnvDBMinConns))
+	}
+	if c.DB.MaxConns > 0 && c.DB.MinConns > c.DB.MaxConns {
+		errs = append(errs, fmt.Errorf("db.min_conns %d: must not exceed db.max_conns %d", c.DB.MinConns, c.DB.MaxConns))
+	}
+	if c.DB.MaxConnLifetime < 0 {
+		errs = append(errs, fmt.Errorf("db.max_conn_lifetime (%s): must be a positive duration such as 30m", EnvDBMaxConnLifetime))
+	}
+	if c.DB.ConnectTimeout < 0 {
+		errs = append(errs, fmt.Errorf("db.connect_timeout (%s): must be a positive duration such as 5s", EnvDBConnectTimeout))
 	}
 	errs = append(errs, c.normalizeTypes()...)
 	return errors.Join(errs...)
@@ -438,4 +580,51 @@ func (c *Config) Location() (*time.Location, error) {
 		return nil, fmt.Errorf("site.timezone %q: %w", tz, err)
 	}
 	return loc, nil
+}
+
+// normalizeMedia fills the media defaults and checks the storage URL.
+func (c *Config) normalizeMedia() []error {
+	var errs []error
+	if c.Media.MaxImagePixels == 0 {
+		c.Media.MaxImagePixels = DefaultMaxImagePixels
+	}
+	if c.Media.ImageWorkers == 0 {
+		c.Media.ImageWorkers = DefaultImageWorkers
+	}
+	if c.Media.MaxImagePixels < 0 {
+		errs = append(errs, fmt.Errorf("media.max_image_pixels %d: must be positive", c.Media.MaxImagePixels))
+	}
+	if c.Media.ImageWorkers < 0 {
+		errs = append(errs, fmt.Errorf("media.image_workers %d: must be positive", c.Media.ImageWorkers))
+	}
+	if c.Media.URL != "" {
+		u, err := url.Parse(c.Media.URL)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("media.url (%s): %w", EnvMediaURL, err))
+		case u.Scheme == "s3" && u.Host == "":
+			errs = append(errs, fmt.Errorf("media.url %q (%s): an s3 URL needs a bucket: s3://bucket?endpoint=host:port", u.Redacted(), EnvMediaURL))
+		case u.Scheme != "s3" && u.Scheme != "file":
+			errs = append(errs, fmt.Errorf("media.url %q (%s): must be s3://bucket?endpoint=... or file:///dir", u.Redacted(), EnvMediaURL))
+		}
+	}
+	if c.Media.PublicURL != "" {
+		u, err := url.Parse(c.Media.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("media.public_url %q: must be an absolute http or https URL", c.Media.PublicURL))
+		}
+		c.Media.PublicURL = strings.TrimRight(c.Media.PublicURL, "/")
+	}
+	return errs
+}
+
+// UploadsDir returns the directory uploads are kept in when they are kept
+// on disk: the path of a file:// media URL, else DataDir/uploads.
+func (c *Config) UploadsDir() string {
+	if strings.HasPrefix(c.Media.URL, "file://") {
+		if u, err := url.Parse(c.Media.URL); err == nil && u.Path != "" {
+			return u.Path
+		}
+	}
+	return filepath.Join(c.DataDir, "uploads")
 }

@@ -73,7 +73,8 @@ max_body_bytes = 1024
 	if c.Compat != "wordpress" || c.ConfigFile != p {
 		t.Errorf("compat/file = %q/%q", c.Compat, c.ConfigFile)
 	}
-	wantSite := Site{Title: "My site", Description: "Just another site", URL: "http://127.0.0.1:8080", ShowAvatars: true, Timezone: "UTC"}
+	wantSite := Site{Title: "My site", Description: "Just another site", URL: "http://127.0.0.1:8080", ShowAvatars: true, Timezone: "UTC",
+		AllowAnonymousComments: true, CommentPreviouslyApproved: true, CommentMaxLinks: 2}
 	if c.Site != wantSite {
 		t.Errorf("site = %+v, want %+v", c.Site, wantSite)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // CommentHooks are the extension points of comments (reference §11). They
-// are plain functions until the typed hook system exists; each has exactly
+// are plain functions that internal/extension points at its typed hooks; each has exactly
 // one call site, a Site method named after the hook.
 type CommentHooks struct {
 	// PreInsert is the rest_pre_insert_comment filter: it gets the
@@ -467,7 +467,13 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 		// An explicit status (moderators only) applies after the rules.
 		applyCommentStatus(c, *in.Status)
 	}
-	if err := s.Store.InsertComment(ctx, c); err != nil {
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.InsertComment(ctx, c); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "comment", Action: "created", ID: c.ID, Record: c})
+	})
+	if err != nil {
 		return nil, &Error{Code: "rest_comment_failed_create", Message: "Creating comment failed.", Status: 500}
 	}
 	return c, nil
@@ -546,7 +552,13 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 	if c == *old {
 		return &c, nil
 	}
-	if err := s.Store.UpdateComment(ctx, &c); err != nil {
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.UpdateComment(ctx, &c); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "comment", Action: "updated", ID: c.ID, Record: &c, Old: old})
+	})
+	if err != nil {
 		return nil, &Error{Code: "rest_comment_failed_edit", Message: "Updating comment failed.", Status: 500}
 	}
 	return &c, nil
@@ -556,7 +568,13 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 func (s *Site) TrashComment(ctx context.Context, c *store.Comment) error {
 	t := *c
 	applyCommentStatus(&t, "trash")
-	if err := s.Store.UpdateComment(ctx, &t); err != nil {
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.UpdateComment(ctx, &t); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "comment", Action: "trashed", ID: c.ID, Record: &t, Old: c})
+	})
+	if err != nil {
 		return fmt.Errorf("trash comment %d: %w", c.ID, err)
 	}
 	return nil
@@ -564,7 +582,13 @@ func (s *Site) TrashComment(ctx context.Context, c *store.Comment) error {
 
 // DeleteComment removes c permanently; its replies move to its parent.
 func (s *Site) DeleteComment(ctx context.Context, c *store.Comment) error {
-	if err := s.Store.DeleteComment(ctx, c.ID); err != nil {
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.DeleteComment(ctx, c.ID); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "comment", Action: "deleted", ID: c.ID, Record: c})
+	})
+	if err != nil {
 		return fmt.Errorf("delete comment %d: %w", c.ID, err)
 	}
 	return nil

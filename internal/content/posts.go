@@ -21,6 +21,9 @@ type Error struct {
 	Code    string
 	Message string
 	Status  int
+	// Data holds extra keys of the error's data beside "status" (e.g.
+	// "params" of rest_invalid_param, "term_id" of term_exists).
+	Data map[string]any
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -48,6 +51,9 @@ type PostInput struct {
 	Format        *string
 	Template      *string
 	FeaturedMedia *int64
+	// Terms holds the term arrays that were sent, keyed by taxonomy name:
+	// the post's terms in each of those taxonomies are replaced.
+	Terms map[string][]int64
 }
 
 // draftLike are the statuses whose slug is not made unique and whose GMT
@@ -349,7 +355,7 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 		p.Title == "" && p.Content == "" && p.Excerpt == "" {
 		return errBad("empty_content", "Content, title, and excerpt are empty.")
 	}
-	return nil
+	return s.checkPostTerms(ctx, pt, in.Terms)
 }
 
 // CreatePost validates in and stores a new post of type pt by u. siteRoot is
@@ -378,11 +384,17 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		if err := tx.InsertPost(ctx, p); err != nil {
 			return err
 		}
+		if err := s.setPostTerms(ctx, tx, pt, p, in.Terms, true); err != nil {
+			return err
+		}
 		p.GUID = guidFor(siteRoot, pt, p.ID)
 		if p.Slug == "" && !draftLike(p.Status) {
 			p.Slug = strconv.FormatInt(p.ID, 10)
 		}
-		return tx.UpdatePost(ctx, p)
+		if err := tx.UpdatePost(ctx, p); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "created", ID: p.ID, Record: p})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create post: %w", err)
@@ -410,7 +422,16 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 				return err
 			}
 		}
-		return tx.UpdatePost(ctx, &p)
+		if err := s.setPostTerms(ctx, tx, pt, &p, in.Terms, false); err != nil {
+			return err
+		}
+		if err := tx.UpdatePost(ctx, &p); err != nil {
+			return err
+		}
+		if err := s.saveRevision(ctx, tx, u, old, &p); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "updated", ID: p.ID, Record: &p, Old: old})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update post %d: %w", p.ID, err)
@@ -504,15 +525,39 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 	now := truncSecond(s.Now())
 	t.ModifiedGMT = now
 	t.Modified = s.LocalWallClock(now)
-	if err := s.Store.UpdatePost(ctx, &t); err != nil {
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.UpdatePost(ctx, &t); err != nil {
+			return err
+		}
+		pt, _ := s.types.Get(p.Type)
+		if pt == nil {
+			return nil
+		}
+		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "trashed", ID: p.ID, Record: &t, Old: p})
+	})
+	if err != nil {
 		return fmt.Errorf("trash post %d: %w", p.ID, err)
 	}
 	return nil
 }
 
 // DeletePost removes p permanently.
+// Its comments and revisions go with it, in the same transaction.
 func (s *Site) DeletePost(ctx context.Context, p *store.Post) error {
-	if err := s.Store.DeletePost(ctx, p.ID); err != nil {
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := s.deletePostDependents(ctx, tx, p); err != nil {
+			return err
+		}
+		if err := tx.DeletePost(ctx, p.ID); err != nil {
+			return err
+		}
+		pt, _ := s.types.Get(p.Type)
+		if pt == nil {
+			return nil
+		}
+		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "deleted", ID: p.ID, Record: p})
+	})
+	if err != nil {
 		return fmt.Errorf("delete post %d: %w", p.ID, err)
 	}
 	return nil
@@ -622,12 +667,16 @@ func (s *Site) PublishDue(ctx context.Context) (int, error) {
 				if err != nil || cur.Status != "future" {
 					return err
 				}
+				old := *cur
 				cur.Status = "publish"
 				if err := s.finishSlug(ctx, tx, pt, cur); err != nil {
 					return err
 				}
 				published = true
-				return tx.UpdatePost(ctx, cur)
+				if err := tx.UpdatePost(ctx, cur); err != nil {
+					return err
+				}
+				return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "updated", ID: cur.ID, Record: cur, Old: &old})
 			})
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return n, err

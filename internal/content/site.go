@@ -34,6 +34,40 @@ type Site struct {
 	// (the rest_<type>_trashable hook point); supported is the type's
 	// default.
 	PostTrashable func(pt *PostType, p *store.Post, supported bool) bool
+
+	// PostHooks are the post hook points (rest_insert_<post_type>,
+	// rest_delete_<post_type>, rest_prepare_<post_type>,
+	// rest_<post_type>_query); internal/extension sets them.
+	PostHooks PostHooks
+
+	// Changed, when set, is told about every write of the domain inside
+	// the write's transaction, with that transaction's store: extension
+	// field updaters and the webhook outbox run there, and an error rolls
+	// the write back.
+	Changed func(ctx context.Context, tx store.Store, ch Change) error
+
+	// UserHooks are the user hook points (rest_insert_user,
+	// rest_avatar_sizes); internal/extension points them at its typed hooks.
+	UserHooks UserHooks
+
+	// CommentHooks are the comment hook points (rest_pre_insert_comment,
+	// rest_insert_comment, rest_delete_comment, rest_comment_query,
+	// rest_comment_type_trashable); internal/extension points them at its
+	// typed hooks.
+	CommentHooks CommentHooks
+
+	// TermHooks are the term hook points (rest_pre_insert_<taxonomy>,
+	// rest_insert_<taxonomy>, rest_delete_<taxonomy>,
+	// rest_prepare_<taxonomy>); internal/extension points them at its typed
+	// hooks.
+	TermHooks TermHooks
+
+	// MediaHooks are the attachment hook points (rest_insert_attachment,
+	// rest_prepare_attachment); internal/extension points them at its typed
+	// hooks.
+	MediaHooks MediaHooks
+	media      mediaState
+	taxonomies *Taxonomies
 }
 
 // NewSite builds a Site over st from the configuration.
@@ -55,6 +89,7 @@ func NewSite(st store.Store, cfg *config.Config) (*Site, error) {
 		loc:      loc,
 		clock:    time.Now,
 	}
+	s.taxonomies = newTaxonomies(cfg.Taxonomies)
 	s.authz = &auth.Authorizer{
 		TypeCaps: func(name string) (auth.TypeCaps, bool) {
 			pt, ok := s.types.Get(name)

@@ -20,8 +20,8 @@ import (
 const DefaultCategoryID int64 = 1
 
 // TermHooks are the term hook points. Each is optional; request is the
-// interface request and response the resource being built (issue #8 turns
-// them into typed hooks).
+// interface request and response the resource being built;
+// internal/extension points them at its typed hooks.
 type TermHooks struct {
 	// PreInsert is rest_pre_insert_<taxonomy>: it sees (and may change) the
 	// term about to be written on create and update. An error stops the
@@ -299,7 +299,10 @@ func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, requ
 		if err := s.uniqueTermSlug(ctx, tx, t); err != nil {
 			return err
 		}
-		return tx.InsertTerm(ctx, t)
+		if err := tx.InsertTerm(ctx, t); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "term", Type: tax.Name, Action: "created", ID: t.ID, Record: t})
 	})
 	if err != nil {
 		var ce *Error
@@ -440,7 +443,10 @@ func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, i
 				}
 			}
 		}
-		return tx.UpdateTerm(ctx, &t)
+		if err := tx.UpdateTerm(ctx, &t); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "term", Type: tax.Name, Action: "updated", ID: t.ID, Record: &t, Old: old})
 	})
 	if err != nil {
 		var ce *Error
@@ -488,7 +494,13 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 		}
 		reassign = DefaultCategoryID
 	}
-	if err := s.Store.DeleteTerm(ctx, t.ID, reassign); err != nil {
+	err := s.Store.Tx(ctx, func(tx store.Store) error {
+		if err := tx.DeleteTerm(ctx, t.ID, reassign); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "term", Type: tax.Name, Action: "deleted", ID: t.ID, Record: t})
+	})
+	if err != nil {
 		return fmt.Errorf("delete term %d: %w", t.ID, err)
 	}
 	return nil

@@ -140,7 +140,15 @@ func builtinTypes() []*PostType {
 		supports: supportSet(SupportTitle, SupportAuthor, SupportComments),
 		Caps:     mediaCaps,
 	}
-	return []*PostType{post, page, media}
+	// Revisions are posts of type revision whose parent is the revised
+	// post; the type is internal and not exposed as a collection.
+	revision := &PostType{
+		Name: "revision", RestBase: "revisions", Label: "Revisions", SingularLabel: "Revision",
+		Builtin:  true,
+		supports: supportSet(SupportAuthor),
+		Caps:     auth.CapsFor("post"),
+	}
+	return []*PostType{post, page, media, revision}
 }
 
 // customType builds a post type declared in folio.toml.

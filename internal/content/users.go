@@ -21,7 +21,8 @@ import (
 )
 
 // UserHooks are the extension points of users. They are plain functions
-// until the typed hook system exists; each has exactly one call site.
+// that internal/extension points at its typed hooks; each has exactly one
+// call site.
 type UserHooks struct {
 	// InsertUser is the rest_insert_user action: it runs after a user was
 	// created (creating true) or updated through the interface. request
@@ -277,7 +278,10 @@ func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput) 
 		if err := s.uniqueNicename(ctx, tx, u, true); err != nil {
 			return err
 		}
-		return tx.InsertUser(ctx, u)
+		if err := tx.InsertUser(ctx, u); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "user", Action: "created", ID: u.ID, Record: u})
 	})
 	if err != nil {
 		var ce *Error
@@ -403,7 +407,10 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 				return err
 			}
 		}
-		return tx.UpdateUser(ctx, &u)
+		if err := tx.UpdateUser(ctx, &u); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "user", Action: "updated", ID: u.ID, Record: &u, Old: old})
 	})
 	if err != nil {
 		var ce *Error
@@ -438,7 +445,10 @@ func (s *Site) DeleteUser(ctx context.Context, u *store.User, reassign int64) er
 				return err
 			}
 		}
-		return tx.DeleteUser(ctx, u.ID)
+		if err := tx.DeleteUser(ctx, u.ID); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, Change{Kind: "user", Action: "deleted", ID: u.ID, Record: u})
 	})
 	if err != nil {
 		return fmt.Errorf("delete user %d: %w", u.ID, err)

@@ -23,9 +23,22 @@ func Register(rs *rest.Server, site *content.Site) {
 			continue
 		}
 		newPostsController(site, pt, rs.Names()).register(rs, ns)
+		if content.SupportsRevisions(pt) {
+			newRevisionsController(site, pt, rs.Names()).register(rs, ns)
+		}
+		if pt.Name == "page" {
+			// Media come right after pages (reference §7.1).
+			if mt, ok := site.Types().Get(content.AttachmentType); ok && mt.ShowInRest {
+				newMediaController(site, mt, rs.Names()).register(rs, ns)
+			}
+		}
 	}
 	(&typesController{site: site}).register(rs, ns)
 	(&statusesController{site: site}).register(rs, ns)
+	registerTaxonomies(rs, site, ns)
+	newUsersController(site, rs.Names()).register(rs, ns)
+	newAppPasswordsController(site, rs.Names()).register(rs, ns)
+	newCommentsController(site, rs.Names()).register(rs, ns)
 }
 
 // apiError turns a domain error into the interface's error, resolving the
@@ -33,10 +46,16 @@ func Register(rs *rest.Server, site *content.Site) {
 func apiError(r *rest.Request, err error) error {
 	var ce *content.Error
 	if errors.As(err, &ce) {
+		var e *rest.Error
 		if ce.Status == 0 {
-			return rest.AuthError(r, ce.Code, ce.Message)
+			e = rest.AuthError(r, ce.Code, ce.Message)
+		} else {
+			e = rest.NewError(ce.Code, ce.Status, ce.Message)
 		}
-		return rest.NewError(ce.Code, ce.Status, ce.Message)
+		for k, v := range ce.Data {
+			e = e.WithData(k, v)
+		}
+		return e
 	}
 	return err
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ import (
 	"github.com/folio-server/folio/internal/endpoints"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/sqlite"
+	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 // roles used across the tests; "" is the anonymous caller.
@@ -32,22 +31,15 @@ type env struct {
 	t     *testing.T
 	srv   *httptest.Server
 	site  *content.Site
-	db    *sqlite.DB
+	db    storetest.Store
 	pass  map[string]string // login → application password
 	users map[string]int64  // login → id
 }
 
 func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "folio.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// SQLite, or PostgreSQL when FOLIO_TEST_DATABASE_URL is set.
+	db := storetest.Open(t)
 	cfg := config.Default()
 	cfg.Site.Title = "Test site"
 	cfg.Site.Description = "Just testing"

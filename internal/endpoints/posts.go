@@ -121,6 +121,7 @@ func postSchema(site *content.Site, pt *content.PostType) *schema.Object {
 	if has(content.SupportPostFormats) {
 		o.Add(&schema.Property{Name: "format", Description: "The format for the object.", Type: "string", Enum: content.PostFormats, Context: V | E})
 	}
+	addPostTermProps(site, pt, o)
 	return o
 }
 
@@ -162,7 +163,7 @@ func (c *postsController) collectionParams() []*rest.Arg {
 			Sanitize: sanitizeKey, Validate: c.validateStatusParam},
 		&rest.Arg{Name: "filter", Description: "Use WP Query arguments to modify the response; private query vars require appropriate authorization."},
 	)
-	return args
+	return append(args, c.termCollectionParams()...)
 }
 
 var keyUnsafe = regexp.MustCompile(`[^a-z0-9_\-]`)
@@ -309,7 +310,7 @@ func (c *postsController) createPermission(r *rest.Request) error {
 	if !r.User.HasCap(c.pt.Caps.CreatePosts) {
 		return rest.AuthError(r, "rest_cannot_create", "Sorry, you are not allowed to create new posts.")
 	}
-	return nil
+	return c.assignCheck(r)
 }
 
 func (c *postsController) updatePermission(r *rest.Request) error {
@@ -320,7 +321,10 @@ func (c *postsController) updatePermission(r *rest.Request) error {
 	if p != nil && !c.site.CanEdit(r.Context(), r.User, p) {
 		return rest.AuthError(r, "rest_cannot_edit", "Sorry, you are not allowed to update this post.")
 	}
-	return c.writeChecks(r, "update")
+	if err := c.writeChecks(r, "update"); err != nil {
+		return err
+	}
+	return c.assignCheck(r)
 }
 
 func (c *postsController) deletePermission(r *rest.Request) error {
@@ -371,6 +375,7 @@ func (c *postsController) create(r *rest.Request) (*rest.Response, error) {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[postKey(p.ID)] = p
+	c.site.InsertPostHook(r.Context(), c.pt, p, r, true)
 	res, err := c.prepareOne(r, p, schema.Edit)
 	if err != nil {
 		return nil, err
@@ -397,6 +402,7 @@ func (c *postsController) update(r *rest.Request) (*rest.Response, error) {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[postKey(p.ID)] = p
+	c.site.InsertPostHook(r.Context(), c.pt, p, r, false)
 	res, err := c.prepareOne(r, p, schema.Edit)
 	if err != nil {
 		return nil, err
@@ -433,6 +439,7 @@ func (c *postsController) delete(r *rest.Request) (*rest.Response, error) {
 		}
 	}
 	delete(r.Cache(), postKey(p.ID))
+	c.site.DeletePostHook(ctx, c.pt, p, res, r)
 	return rest.NewResponse(200, res), nil
 }
 
@@ -504,6 +511,7 @@ func (c *postsController) input(r *rest.Request) (content.PostInput, error) {
 	in.Parent = num("parent")
 	in.MenuOrder = num("menu_order")
 	in.FeaturedMedia = num("featured_media")
+	in.Terms = c.termInput(r)
 	if r.Has("sticky") {
 		b := r.Bool("sticky")
 		in.Sticky = &b
@@ -534,6 +542,7 @@ func invalidDate(name string) error {
 
 func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 	q, page, perPage := c.query(r)
+	q = c.site.PostQueryHook(r.Context(), c.pt, q, r)
 	posts, total, err := c.site.ListPosts(r.Context(), q)
 	if err != nil {
 		return nil, err
@@ -595,6 +604,7 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 		}
 	}
 	q.Statuses = c.statuses(r.String("status"))
+	c.addTermFilters(r, &q)
 
 	canEdit := r.User.HasCap(c.pt.Caps.EditPosts)
 	offsetSet := r.Has("offset")
@@ -640,10 +650,7 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 				q.Statuses = c.statuses(keyUnsafe.ReplaceAllString(strings.ToLower(val), ""))
 			}
 		case "category_name", "tag":
-			// Taxonomy archives: no terms match until taxonomies are
-			// assigned, so the result is empty like the original's for an
-			// unknown slug.
-			q.Include = []int64{-1}
+			addSlugFilter(&q, key, val)
 		}
 	}
 	if q.OrderBy == "" {
@@ -755,6 +762,16 @@ func (c *postsController) prepareMany(r *rest.Request, posts []*store.Post, ctx 
 	out := make([]*rest.Resource, len(posts))
 	for i, p := range posts {
 		out[i] = c.prepare(r, p, ctx, siteRoot, parents, password)
+	}
+	if err := c.addTerms(r, posts, out); err != nil {
+		return nil, err
+	}
+	// The media controller fires rest_prepare_attachment itself, once its
+	// own fields are set.
+	if c.pt.Name != "attachment" {
+		for i, p := range posts {
+			c.site.PreparePostHook(r.Context(), c.pt, p, out[i], r)
+		}
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/store"
 )
 
 // Names are the public names of the API: URL prefix, namespace, header
@@ -60,6 +61,10 @@ type Config struct {
 	// Authenticate returns the caller (nil, nil = anonymous). An error
 	// (*Error or *auth.Error) stops the request before routing.
 	Authenticate func(r *http.Request) (*auth.User, error)
+	// ResponseHeaders, when set, returns headers added to the response of
+	// every request that authenticated without error (u is nil for
+	// anonymous callers), e.g. a fresh nonce for cookie sessions.
+	ResponseHeaders func(r *http.Request, u *auth.User) http.Header
 	// HelpURL is the documentation link of the root index.
 	HelpURL string
 	Logger  *slog.Logger
@@ -77,6 +82,9 @@ type Server struct {
 
 	exposeHeaders []string
 	allowHeaders  []string
+
+	// extra holds the fields and collection args extensions registered.
+	extra fieldSet
 }
 
 var (
@@ -163,6 +171,7 @@ func (s *Server) hasNamespace(ns string) bool {
 }
 
 func (s *Server) add(namespace, key string, def *Route) {
+	s.extend(def)
 	if key != "/" {
 		key = strings.TrimRight(key, "/")
 	}
@@ -291,6 +300,9 @@ func (s *Server) execute(req *Request) (resp *Response) {
 	if e := s.checkPermission(req); e != nil {
 		return errorResponse(e)
 	}
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		withRequest(req)
+	}
 	out, err := req.ep.Handler(req)
 	if err != nil {
 		return errorResponse(s.apiError(req, err))
@@ -298,6 +310,7 @@ func (s *Server) execute(req *Request) (resp *Response) {
 	if out == nil {
 		out = NewResponse(http.StatusOK, nil)
 	}
+	s.addFields(req, out)
 	if out.Status == 0 {
 		out.Status = http.StatusOK
 	}
@@ -333,9 +346,17 @@ func (s *Server) apiError(req *Request, err error) *Error {
 	if errors.As(err, &au) {
 		return NewError(au.Code, au.Status, au.Message)
 	}
+	if errors.Is(err, store.ErrUnavailable) {
+		s.log.Warn("rest: database unavailable", "method", req.Method, "path", req.Path, "err", err)
+		return NewError("rest_database_unavailable", http.StatusServiceUnavailable, msgDatabaseUnavailable)
+	}
 	s.log.Error("rest: request failed", "method", req.Method, "path", req.Path, "err", err)
 	return NewError("rest_internal_error", http.StatusInternalServerError, msgInternal)
 }
+
+// msgDatabaseUnavailable is the message of the 503 answered while the
+// database cannot be reached.
+const msgDatabaseUnavailable = "The database is unavailable. Try again shortly."
 
 // allowed reports whether e's permission check says yes for req.
 func (s *Server) allowed(req *Request, e *endpoint) (ok bool) {
@@ -493,6 +514,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			resp = errorResponse(s.apiError(req, err))
 		} else {
 			req.User = u
+			if s.cfg.ResponseHeaders != nil {
+				for k, v := range s.cfg.ResponseHeaders(r, u) {
+					h[k] = v
+				}
+			}
 		}
 	}
 	if req.User != nil {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +21,13 @@ import (
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/endpoints"
+	"github.com/folio-server/folio/internal/extension"
+	"github.com/folio-server/folio/internal/media"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/postgres"
 	"github.com/folio-server/folio/internal/store/sqlite"
+	"github.com/folio-server/folio/internal/webhooks"
 )
 
 // HTTP server limits used by Serve.
@@ -37,10 +42,6 @@ const (
 	ShutdownTimeout = 15 * time.Second
 )
 
-// ErrPostgresNotBuilt is returned for a postgres:// database URL until the
-// PostgreSQL store exists.
-var ErrPostgresNotBuilt = errors.New("PostgreSQL support is not built yet; use SQLite (omit --database)")
-
 // Server is one running Folio site: store, domain, REST server and the
 // top-level HTTP handler.
 type Server struct {
@@ -50,19 +51,41 @@ type Server struct {
 	site    *content.Site
 	names   rest.Names
 	handler http.Handler
+	// sessions signs browsers in and out and checks their nonces.
+	sessions *auth.SessionAuth
+	// authenticate is the API's authentication chain, also used for
+	// uploaded files.
+	authenticate func(*http.Request) (*auth.User, error)
+	// ext is the extension API; webhooks delivers the outbox.
+	ext      *extension.API
+	webhooks *webhooks.Worker
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
 // SQLite) and applies pending migrations. The caller closes the store.
 func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 	if cfg.IsPostgres() {
-		return nil, ErrPostgresNotBuilt
+		where := redactURL(cfg.DatabaseURL)
+		db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{
+			MaxConns:        cfg.DB.MaxConns,
+			MinConns:        cfg.DB.MinConns,
+			MaxConnLifetime: cfg.DB.MaxConnLifetime,
+			ConnectTimeout:  cfg.DB.ConnectTimeout,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("open database %s: %w", where, err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("migrate database %s: %w", where, err)
+		}
+		return db, nil
 	}
 	path := cfg.DatabasePath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{MaxOpenConns: cfg.DB.MaxConns})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -71,6 +94,15 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// redactURL returns a database URL without its password, for messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable database URL)"
+	}
+	return u.Redacted()
 }
 
 // NamesFor returns the REST names for a compat setting: "" gives the spec's
@@ -100,7 +132,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	s, err := build(ctx, cfg, logger, st, names)
+	s, err := build(ctx, cfg, logger, st, names, extension.Registered()...)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -108,11 +140,34 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Server,
 	return s, nil
 }
 
-func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st store.Store, names rest.Names) (*Server, error) {
+func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st store.Store, names rest.Names, exts ...extension.Extension) (*Server, error) {
+	api, cfg, err := newExtensionAPI(cfg, logger, exts)
+	if err != nil {
+		return nil, err
+	}
 	site, err := content.NewSite(st, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("build site: %w", err)
 	}
+	sessions, err := newSessionAuth(ctx, st, site, names, logger)
+	if err != nil {
+		return nil, err
+	}
+	blobs, err := media.OpenBlobs(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open upload storage: %w", err)
+	}
+	site.SetBlobs(blobs)
+	if err := site.MediaConfigError(); err != nil {
+		return nil, fmt.Errorf("media.allowed_types: %w", err)
+	}
+	authenticate := auth.Chain(&auth.BasicAuth{
+		Users:  st,
+		Apps:   st,
+		Roles:  site.Roles(),
+		Now:    time.Now,
+		Logger: logger,
+	}, sessions)
 	rs := rest.NewServer(rest.Config{
 		Names:           names,
 		SiteName:        cfg.Site.Title,
@@ -120,17 +175,18 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		SiteURL:         cfg.Site.URL,
 		MaxBodyBytes:    cfg.Limits.MaxBodyBytes,
 		MaxUploadBytes:  cfg.Limits.MaxUploadBytes,
-		Authenticate: auth.Chain(&auth.BasicAuth{
-			Users:  st,
-			Apps:   st,
-			Roles:  site.Roles(),
-			Now:    time.Now,
-			Logger: logger,
-		}),
-		Logger: logger,
+		Authenticate:    authenticate,
+		ResponseHeaders: sessions.ResponseHeaders,
+		Logger:          logger,
 	})
+	if err := api.Install(site, rs); err != nil {
+		return nil, err
+	}
 	endpoints.Register(rs, site)
-	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names}
+	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate}
+	if err := s.startExtensions(ctx, api, rs, site, st); err != nil {
+		return nil, err
+	}
 	s.handler = s.routes(rs)
 
 	admins, err := st.CountUsersWithRole(ctx, "administrator")
@@ -176,6 +232,16 @@ func (s *Server) routes(api http.Handler) http.Handler {
 			api.ServeHTTP(w, restRouteRequest(r, prefix))
 		case p == "/":
 			s.serveRoot(w, r)
+		case p == "/login":
+			s.serveLogin(w, r)
+		case p == "/logout":
+			s.serveLogout(w, r)
+		case strings.HasPrefix(p, UploadsPrefix):
+			s.serveUploads(w, r)
+		case strings.HasPrefix(p, assetsPrefix):
+			s.serveAsset(w, r)
+		case p == "/admin" || strings.HasPrefix(p, adminPath):
+			s.serveAdmin(w, r)
 		default:
 			http.Error(w, "404 page not found", http.StatusNotFound)
 		}
@@ -231,7 +297,7 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	if desc != "" {
 		page += "<p>" + desc + "</p>\n"
 	}
-	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n</body>\n</html>\n"
+	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n" + s.settingsScript(r) + "</body>\n</html>\n"
 	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
 	if r.Method == http.MethodHead {
 		return
@@ -270,6 +336,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stopSched()
 	if s.site != nil {
 		go s.publishScheduled(schedCtx)
+	}
+	if s.webhooks != nil {
+		go s.webhooks.Run(schedCtx)
 	}
 	select {
 	case err := <-errc:

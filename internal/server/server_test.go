@@ -89,7 +89,7 @@ func TestNewRejects(t *testing.T) {
 		mod  func(*config.Config)
 		want string
 	}{
-		{"postgres url", func(c *config.Config) { c.DatabaseURL = "postgres://u@localhost/folio" }, "PostgreSQL support is not built yet"},
+		{"unreachable postgres", func(c *config.Config) { c.DatabaseURL = "postgres://u:pw@127.0.0.1:1/folio" }, "open database postgres://u:xxxxx@127.0.0.1:1/folio"},
 		{"unknown compat", func(c *config.Config) { c.Compat = "drupal" }, `unknown compat mode "drupal"`},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,11 @@ var ErrNotFound = errors.New("store: not found")
 // ErrConflict is returned when a unique constraint (login, email, slug) fails.
 var ErrConflict = errors.New("store: conflict")
 
+// ErrUnavailable is wrapped by errors that come from the database being
+// unreachable (down, restarting) rather than from the request; the API
+// answers them with 503.
+var ErrUnavailable = errors.New("store: database unavailable")
+
 // Post is one row of the posts table: posts, pages, attachments, custom post
 // types and (later) revisions share it.
 //
@@ -82,6 +87,13 @@ type PostQuery struct {
 	Year          int
 	Month         int
 	Day           int
+	// Terms keeps posts that match every filter (AND between filters).
+	Terms []TermFilter
+	// ParentVisibility, when set, also hides rows of status inherit whose
+	// parent exists and is not visible under the Visibility of the
+	// parent's type (keyed by type name; a type absent from the map hides
+	// the row). It keeps media of private and draft posts private.
+	ParentVisibility map[string]*Visibility
 
 	// OrderBy is one of date, id, include, title, slug, menu_order,
 	// modified, parent, author. Order is "asc" or "desc".
@@ -115,7 +127,8 @@ type PostStore interface {
 	CountPosts(ctx context.Context, q PostQuery) (int64, error)
 	// InsertPost stores p (p.ID must be 0) and sets p.ID.
 	InsertPost(ctx context.Context, p *Post) error
-	// UpdatePost writes every column of p.
+	// UpdatePost writes every column of p except CommentCount, which only
+	// the CommentStore's writes change.
 	UpdatePost(ctx context.Context, p *Post) error
 	DeletePost(ctx context.Context, id int64) error
 	// SlugTaken reports whether another post (id != exceptID) of one of the
@@ -212,6 +225,87 @@ type OptionStore interface {
 	AddOption(ctx context.Context, name, value string) (string, error)
 }
 
+// Term is one term of a taxonomy: a tag, a category or a term of a custom
+// taxonomy. Count is the number of published posts using it.
+type Term struct {
+	ID          int64
+	Taxonomy    string
+	Name        string
+	Slug        string
+	Description string
+	Parent      int64
+	Count       int64
+}
+
+// TermFilter keeps posts having at least one of the given terms of one
+// taxonomy, named by id or by slug. IncludeChildren also accepts the
+// descendants of those terms.
+type TermFilter struct {
+	Taxonomy        string
+	IDs             []int64
+	Slugs           []string
+	IncludeChildren bool
+}
+
+// TermQuery selects the terms of one taxonomy for a collection. Zero values
+// mean "no filter".
+type TermQuery struct {
+	Taxonomy string
+	// Search keeps terms whose name or slug contains it.
+	Search  string
+	Include []int64
+	Exclude []int64
+	Slugs   []string
+	// Names keeps terms with one of these names, compared without case.
+	Names []string
+	// Parent limits to children of Parent when ParentSet is true (0 means
+	// top-level terms).
+	Parent    int64
+	ParentSet bool
+	// HideEmpty drops terms with a zero count; with Hierarchical a term is
+	// kept when one of its descendants has a non-zero count.
+	HideEmpty    bool
+	Hierarchical bool
+	// OrderBy is one of id, include, name (default), slug, term_group,
+	// description, count. Order is "asc" (default) or "desc".
+	OrderBy string
+	Order   string
+	Offset  int
+	Limit   int // 0 means no limit
+}
+
+// TermStore keeps taxonomy terms and their relationships with posts. Term
+// counts (published posts per term) are kept right inside the writing
+// transaction by every write of this interface and by PostStore's
+// UpdatePost and DeletePost.
+type TermStore interface {
+	// GetTerm loads one term; ErrNotFound when there is none.
+	GetTerm(ctx context.Context, id int64) (*Term, error)
+	// GetTerms loads many terms by id in one query; missing ids are absent.
+	GetTerms(ctx context.Context, ids []int64) (map[int64]*Term, error)
+	ListTerms(ctx context.Context, q TermQuery) ([]*Term, error)
+	CountTerms(ctx context.Context, q TermQuery) (int64, error)
+	// InsertTerm stores t (t.ID must be 0) and sets t.ID; ErrConflict when
+	// the slug is taken in the taxonomy.
+	InsertTerm(ctx context.Context, t *Term) error
+	// UpdateTerm writes the name, slug, description and parent of t;
+	// ErrConflict when the slug is taken, ErrNotFound when t is missing.
+	UpdateTerm(ctx context.Context, t *Term) error
+	// DeleteTerm removes a term and its relationships and moves its
+	// children to its parent. When reassign is not 0, every post that is
+	// left without a term of the taxonomy gets the term reassign.
+	DeleteTerm(ctx context.Context, id int64, reassign int64) error
+	// SetPostTerms replaces the terms of a post in one taxonomy with ids;
+	// ids that are missing or of another taxonomy are skipped.
+	SetPostTerms(ctx context.Context, postID int64, taxonomy string, ids []int64) error
+	// PostTerms loads the terms of many posts in the given taxonomies (all
+	// when empty) in one query: per post, in name order.
+	PostTerms(ctx context.Context, postIDs []int64, taxonomies []string) (map[int64][]*Term, error)
+	// RecountTerms recomputes the counts of the given terms (every term
+	// when ids is nil) from the published posts using them.
+	RecountTerms(ctx context.Context, ids []int64) error
+}
+
 // Store is the whole storage interface. Consumers should depend on the
 // narrow interfaces above; Store exists for wiring and transactions.
 type Store interface {
@@ -219,6 +313,12 @@ type Store interface {
 	UserStore
 	AppPasswordStore
 	OptionStore
+	SessionStore
+	TermStore
+	CommentStore
+	MediaStore
+	PostMetaStore
+	OutboxStore
 	// Tx runs fn inside one transaction; fn's store sees the writes made
 	// so far. The transaction commits (durably) when fn returns nil.
 	Tx(ctx context.Context, fn func(Store) error) error

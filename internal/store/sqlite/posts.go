@@ -226,6 +226,10 @@ func postWhere(q *store.PostQuery) *cond {
 	if q.Day > 0 {
 		c.add(`substr(date, 9, 2) = ?`, twoDigits(q.Day))
 	}
+	for _, f := range q.Terms {
+		termFilterCond(c, f)
+	}
+	parentVisibilityCond(c, q)
 	return c
 }
 
@@ -330,16 +334,19 @@ func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
 	})
 }
 
-// UpdatePost writes every column of p; store.ErrNotFound when p.ID does
-// not exist.
+// UpdatePost writes every column of p (keeping the counts of its terms
+// right); store.ErrNotFound when p.ID does not exist.
 func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
 	return o.writeTx(ctx, func(q querier) (bool, error) {
+		if err := countPostStatusChange(ctx, q, p.ID, p.Status); err != nil {
+			return false, err
+		}
 		res, err := q.exec(ctx, `UPDATE posts SET type = ?, status = ?, author = ?, parent = ?,
 			menu_order = ?, title = ?, content = ?, excerpt = ?, slug = ?, password = ?, guid = ?,
 			date = ?, date_gmt = ?, modified = ?, modified_gmt = ?, comment_status = ?,
 			ping_status = ?, sticky = ?, format = ?, template = ?, featured_media = ?,
-			mime_type = ?, comment_count = ?, pre_trash_status = ?
-			WHERE id = ?`, append(postArgs(p), p.ID)...)
+			mime_type = ?, pre_trash_status = ?
+			WHERE id = ?`, postUpdateArgs(p)...)
 		if err != nil {
 			return false, conflict(err, "update post")
 		}
@@ -347,10 +354,14 @@ func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
 	})
 }
 
-// DeletePost removes a post (its term relationships and meta go with it);
-// store.ErrNotFound when it does not exist.
+// DeletePost removes a post (its term relationships and meta go with it,
+// and its terms' counts are kept right); store.ErrNotFound when it does not
+// exist.
 func (o ops) DeletePost(ctx context.Context, id int64) error {
 	return o.writeTx(ctx, func(q querier) (bool, error) {
+		if err := countPostDelete(ctx, q, id); err != nil {
+			return false, err
+		}
 		res, err := q.exec(ctx, `DELETE FROM posts WHERE id = ?`, id)
 		if err != nil {
 			return false, fmt.Errorf("sqlite: delete post %d: %w", id, err)

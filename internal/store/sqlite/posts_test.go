@@ -185,7 +185,8 @@ func TestPostRoundTripKeepsEveryField(t *testing.T) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, in)
 	}
 
-	// Update writes every column, including back to zero values.
+	// Update writes every column, including back to zero values, except
+	// comment_count, which only the comment writes change.
 	upd := &store.Post{ID: in.ID, Type: "page", Status: "draft"}
 	if err := db.UpdatePost(ctx, upd); err != nil {
 		t.Fatal(err)
@@ -194,6 +195,7 @@ func TestPostRoundTripKeepsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	upd.CommentCount = in.CommentCount
 	if !reflect.DeepEqual(got, upd) {
 		t.Fatalf("after update:\n got %+v\nwant %+v", got, upd)
 	}
@@ -254,8 +256,8 @@ func TestDeletePostCascades(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`INSERT INTO terms (id, taxonomy, name, slug) VALUES (1, 'category', 'C', 'c')`,
-		fmt.Sprintf(`INSERT INTO term_relationships (post_id, term_id) VALUES (%d, 1)`, p.ID),
+		`INSERT INTO terms (id, taxonomy, name, slug) VALUES (2, 'category', 'C', 'c')`,
+		fmt.Sprintf(`INSERT INTO term_relationships (post_id, term_id) VALUES (%d, 2)`, p.ID),
 		fmt.Sprintf(`INSERT INTO post_meta (post_id, key, value) VALUES (%d, 'k', 'v')`, p.ID),
 	} {
 		if _, err := db.write.ExecContext(ctx, q); err != nil {

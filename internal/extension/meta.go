@@ -120,10 +120,7 @@ func (a *API) installMeta(site *content.Site, rs *rest.Server) error {
 	if len(order) == 0 {
 		return nil
 	}
-	ms, ok := site.Store.(store.PostMetaStore)
-	if !ok {
-		return errors.New("registered post meta: the store does not keep post meta")
-	}
+	var ms store.PostMetaStore = site.Store
 	for _, typ := range order {
 		metas := byType[typ]
 		a.installTypeMeta(rs, ms, typ, metas)
@@ -201,10 +198,7 @@ func (a *API) installTypeMeta(rs *rest.Server, ms store.PostMetaStore, typ strin
 		},
 		Update: func(ctx context.Context, u *FieldUpdate) error {
 			obj, _ := u.Value.(map[string]any)
-			tms, ok := u.Tx.(store.PostMetaStore)
-			if !ok {
-				return errors.New("the store does not keep post meta")
-			}
+			var tms store.PostMetaStore = u.Tx
 			for _, k := range sortedKeys(obj) {
 				var vals []string
 				if x := obj[k]; x != nil {

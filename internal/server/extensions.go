@@ -63,32 +63,27 @@ func newExtensionAPI(cfg *config.Config, logger *slog.Logger, exts []extension.E
 // extensions' routes, and fires rest_api_init.
 func (s *Server) startExtensions(ctx context.Context, api *extension.API, rs *rest.Server, site *content.Site, st store.Store) error {
 	s.ext = api
-	if ob, ok := st.(store.OutboxStore); ok {
-		svc := &webhooks.Service{Store: ob}
-		if err := svc.SyncConfig(ctx, s.cfg.Webhooks); err != nil {
-			return fmt.Errorf("webhooks: %w", err)
-		}
-		endpoints.RegisterWebhooks(rs, site, svc)
-		w := &webhooks.Worker{Store: ob, Render: webhooks.APIRenderer(rs, site), Logger: s.logger}
-		w.Init()
-		em := &webhooks.Emitter{Notify: w.Wake}
-		api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: "webhooks_outbox", Priority: 1000,
-			Func: func(e *extension.ChangeEvent) error {
-				if err := em.Emit(e.Context, e.Tx, e.Change); err != nil {
-					return err
-				}
-				return e.Next()
-			}})
-		s.webhooks = w
-	} else if len(s.cfg.Webhooks) > 0 {
-		s.logger.Warn("webhooks: this database does not keep an outbox yet; webhooks are off")
+	svc := &webhooks.Service{Store: st}
+	if err := svc.SyncConfig(ctx, s.cfg.Webhooks); err != nil {
+		return fmt.Errorf("webhooks: %w", err)
 	}
+	endpoints.RegisterWebhooks(rs, site, svc)
+	w := &webhooks.Worker{Store: st, Render: webhooks.APIRenderer(rs, site), Logger: s.logger}
+	w.Init()
+	em := &webhooks.Emitter{Notify: w.Wake}
+	api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: "webhooks_outbox", Priority: 1000,
+		Func: func(e *extension.ChangeEvent) error {
+			if err := em.Emit(e.Context, e.Tx, e.Change); err != nil {
+				return err
+			}
+			return e.Next()
+		}})
+	s.webhooks = w
 	return api.Start(rs)
 }
 
 // Extensions returns the extension API the site was built with.
 func (s *Server) Extensions() *extension.API { return s.ext }
 
-// Webhooks returns the webhook delivery worker (nil when the store has no
-// outbox).
+// Webhooks returns the webhook delivery worker.
 func (s *Server) Webhooks() *webhooks.Worker { return s.webhooks }

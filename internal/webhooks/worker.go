@@ -29,17 +29,13 @@ type Emitter struct {
 }
 
 // Emit enqueues the events ch stands for, with one delivery per active
-// subscribed webhook, through tx (the change's transaction). A store that
-// does not keep an outbox emits nothing.
+// subscribed webhook, through tx (the change's transaction).
 func (em *Emitter) Emit(ctx context.Context, tx store.Store, ch content.Change) error {
 	names := EventNames(ch)
 	if len(names) == 0 {
 		return nil
 	}
-	ob, ok := tx.(store.OutboxStore)
-	if !ok {
-		return nil
-	}
+	var ob store.OutboxStore = tx
 	hooks, err := ob.ListWebhooks(ctx)
 	if err != nil {
 		return fmt.Errorf("webhooks: %w", err)

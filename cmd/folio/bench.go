@@ -64,6 +64,7 @@ func newBenchCmd() *cobra.Command {
 	fl.Int64Var(&opts.MaxRequests, "max-requests", bench.DefaultMaxRequests, "maximum requests per scenario")
 	fl.StringVar(&out, "out", "", "also write the report to this markdown file")
 	fl.StringVar(&opts.Database, "database", "", "benchmark on PostgreSQL: a postgres:// URL (the site goes in a temporary schema)")
+	fl.BoolVar(&opts.NoResponseCache, "no-response-cache", false, "run the server with its anonymous response cache off")
 	return cmd
 }
 

@@ -66,6 +66,9 @@ type Options struct {
 	OpenStore func(ctx context.Context, where string) (store.Store, error)
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// NoResponseCache runs the server with its anonymous response cache
+	// off, to measure the request path itself.
+	NoResponseCache bool
 }
 
 func (o *Options) defaults() error {
@@ -111,13 +114,15 @@ type Scenario struct {
 // Report is the outcome of a benchmark run.
 type Report struct {
 	// Backend is the database the server ran on: SQLite or PostgreSQL.
-	Backend     string
-	Posts       int
-	Connections int
-	Duration    time.Duration
-	CPUs        int
-	GoVersion   string
-	Scenarios   []Scenario
+	Backend string
+	// ResponseCache says whether the server's response cache was on.
+	ResponseCache bool
+	Posts         int
+	Connections   int
+	Duration      time.Duration
+	CPUs          int
+	GoVersion     string
+	Scenarios     []Scenario
 	// Server is the folio server's memory after the run (Peak is VmHWM).
 	Server Memory
 	// Hello is the hello server's memory, for scale.
@@ -173,12 +178,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	appPass := lastLine(out)
 
-	folio, err := startProcess(ctx, opts.Exe, append([]string{"serve", "--addr", "127.0.0.1:0"}, site...)...)
+	var serverEnv []string
+	if opts.NoResponseCache {
+		serverEnv = append(serverEnv, "FOLIO_RESPONSE_CACHE=off")
+	}
+	folio, err := startProcess(ctx, opts.Exe, serverEnv, append([]string{"serve", "--addr", "127.0.0.1:0"}, site...)...)
 	if err != nil {
 		return nil, err
 	}
 	defer folio.stop(20 * time.Second)
-	hello, err := startProcess(ctx, opts.Exe, "bench-hello", "--addr", "127.0.0.1:0")
+	hello, err := startProcess(ctx, opts.Exe, nil, "bench-hello", "--addr", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
@@ -186,12 +195,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	logf("folio at %s (pid %d), hello at %s (pid %d)", folio.URL, folio.Pid(), hello.URL, hello.Pid())
 
 	rep := &Report{
-		Backend:     backend,
-		Posts:       opts.Posts,
-		Connections: opts.Connections,
-		Duration:    opts.Duration,
-		CPUs:        runtime.NumCPU(),
-		GoVersion:   runtime.Version(),
+		Backend:       backend,
+		ResponseCache: !opts.NoResponseCache,
+		Posts:         opts.Posts,
+		Connections:   opts.Connections,
+		Duration:      opts.Duration,
+		CPUs:          runtime.NumCPU(),
+		GoVersion:     runtime.Version(),
 	}
 	client := NewClient(opts.Connections)
 	defer client.CloseIdleConnections()
@@ -343,7 +353,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Backend != "" {
 		fmt.Fprintf(&b, "Database: %s. ", r.Backend)
 	}
-	fmt.Fprintf(&b, "%d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
+	cache := "off"
+	if r.ResponseCache {
+		cache = "on"
+	}
+	fmt.Fprintf(&b, "Response cache %s. %d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", cache, r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
 	r.writeTable(&b)
 	fmt.Fprintf(&b, "\nServer memory: peak RSS %s, RSS at end %s (hello server peak %s).\n", mib(r.Server.Peak), mib(r.Server.RSS), mib(r.Hello.Peak))
 	for _, s := range r.Scenarios {

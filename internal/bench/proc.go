@@ -50,10 +50,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startProcess runs exe with args and waits for its listening line.
-func startProcess(ctx context.Context, exe string, args ...string) (*process, error) {
+// startProcess runs exe with args (and the extra environment variables
+// env) and waits for its listening line.
+func startProcess(ctx context.Context, exe string, env []string, args ...string) (*process, error) {
 	cmd := exec.Command(exe, args...)
-	cmd.Env = cleanEnv()
+	cmd.Env = append(cleanEnv(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdout pipe: %w", err)

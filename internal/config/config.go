@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -77,6 +78,29 @@ type Config struct {
 	Webhooks []Webhook `toml:"webhooks"`
 	Media    Media     `toml:"media"`
 	DB       DB        `toml:"db"`
+	Cache    Cache     `toml:"cache"`
+}
+
+// Cache tunes the in-memory cache of anonymous GET responses. Entries are
+// keyed by the store's write version, so a write on any node retires them
+// at once; MaxAgeSeconds bounds how long one is served in any case.
+type Cache struct {
+	// Responses turns the response cache on or off; unset means on.
+	Responses *bool `toml:"responses"`
+	// MaxBytes bounds its memory; 0 means 16 MiB.
+	MaxBytes int `toml:"max_bytes"`
+	// MaxAgeSeconds bounds an entry's life; 0 means 60.
+	MaxAgeSeconds int `toml:"max_age_seconds"`
+}
+
+// ResponsesOn reports whether the response cache is on. FOLIO_RESPONSE_CACHE
+// set to "off", "false" or "0" turns it off whatever the file says.
+func (c Cache) ResponsesOn() bool {
+	switch strings.ToLower(os.Getenv("FOLIO_RESPONSE_CACHE")) {
+	case "off", "false", "0":
+		return false
+	}
+	return c.Responses == nil || *c.Responses
 }
 
 // DB tunes the database connection pool. Zero values mean the store's

@@ -160,7 +160,7 @@ type renderEntry struct {
 	raw, raw2, out string
 }
 
-const renderCacheBytes = 24 << 20
+const renderCacheBytes = 16 << 20
 
 func (c *renderCache) get(kind byte, id int64, raw, raw2 string, fn func() string) string {
 	if raw == "" && raw2 == "" {

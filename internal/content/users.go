@@ -110,16 +110,9 @@ func (s *Site) PublicTypeNames() []string {
 // PublishedAuthors returns which of ids have at least one published post of
 // a public type, in one query.
 func (s *Site) PublishedAuthors(ctx context.Context, ids []int64) (map[int64]bool, error) {
-	out := make(map[int64]bool, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	counts, err := s.Store.CountPublishedByAuthors(ctx, ids, s.PublicTypeNames())
+	out, err := s.Store.AuthorsWithPublished(ctx, ids, s.PublicTypeNames())
 	if err != nil {
 		return nil, fmt.Errorf("published authors: %w", err)
-	}
-	for id, n := range counts {
-		out[id] = n > 0
 	}
 	return out, nil
 }

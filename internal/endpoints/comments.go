@@ -736,15 +736,18 @@ func (c *commentsController) prefetchLists(reqs []*rest.Request) {
 }
 
 func (c *commentsController) list(r *rest.Request) (*rest.Response, error) {
-	q, page, perPage, err := c.query(r)
-	if err != nil {
-		return nil, err
-	}
 	var list []*store.Comment
 	var total int64
+	page, perPage := int(r.Int("page")), int(r.Int("per_page"))
 	if v, ok := r.Cache()[repliesKey(repliesPost(r))].(*repliesPage); ok {
+		// Batch-loaded by prefetchLists with this very query shape.
 		list, total = v.list, v.total
 	} else {
+		q, qPage, qPerPage, err := c.query(r)
+		if err != nil {
+			return nil, err
+		}
+		page, perPage = qPage, qPerPage
 		q = c.site.CommentQueryHook(r.Context(), q, r)
 		if list, total, err = c.site.ListComments(r.Context(), q); err != nil {
 			return nil, err

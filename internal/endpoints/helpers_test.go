@@ -58,6 +58,9 @@ func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 		MaxBodyBytes:    1 << 20,
 		MaxUploadBytes:  4 << 20,
 		Authenticate:    auth.Chain(basic),
+		// As in production: anonymous reads are served from the response
+		// cache, so every test also checks that writes retire it.
+		Cache: &rest.CacheConfig{Version: db.Version},
 	})
 	endpoints.Register(rs, site)
 	mux := http.NewServeMux()

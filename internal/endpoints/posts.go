@@ -547,6 +547,12 @@ func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Embedded sub-requests (replies, parents, …) find these in the
+	// request cache instead of loading them again.
+	cache := r.Cache()
+	for _, p := range posts {
+		cache[postKey(p.ID)] = p
+	}
 	res, err := c.prepareMany(r, posts, requestContext(r))
 	if err != nil {
 		return nil, err

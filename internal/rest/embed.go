@@ -88,6 +88,8 @@ func (s *Server) embedAll(top *Request, data any) map[*Resource][]byte {
 			srv:    s,
 			root:   root,
 			base:   top.baseURL(),
+
+			embedded: true,
 		}
 		sub.req = req
 		if !s.bind(req) {

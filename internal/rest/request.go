@@ -48,6 +48,14 @@ type Request struct {
 
 	permDone bool // the bound endpoint's permission check ran
 	permOK   bool // and said yes
+
+	// embedded marks an internal _embed request, whose headers are
+	// thrown away.
+	embedded bool
+	// formBrackets and queryBrackets cache whether Form and Query have
+	// any "name[…]" keys (0 unknown, 1 no, 2 yes), so looking up an
+	// absent parameter does not rescan every key.
+	formBrackets, queryBrackets uint8
 }
 
 type argState uint8
@@ -169,11 +177,11 @@ func (r *Request) raw(name string, multi bool) (any, bool) {
 		}
 	}
 	if r.Form != nil && r.formAllowed() {
-		if v, ok := formValue(r.Form, name, multi); ok {
+		if v, ok := formValue(r.Form, name, multi, &r.formBrackets); ok {
 			return v, true
 		}
 	}
-	if v, ok := formValue(r.Query, name, multi); ok {
+	if v, ok := formValue(r.Query, name, multi, &r.queryBrackets); ok {
 		return v, true
 	}
 	if v, ok := r.URLParams[name]; ok {
@@ -184,7 +192,7 @@ func (r *Request) raw(name string, multi bool) (any, bool) {
 
 // formValue reads name from form-style values: name (the last value, or
 // all of them when multi), name[] (a list) or name[key] (an object).
-func formValue(vals url.Values, name string, multi bool) (any, bool) {
+func formValue(vals url.Values, name string, multi bool, brackets *uint8) (any, bool) {
 	if len(vals) == 0 {
 		return nil, false
 	}
@@ -193,6 +201,18 @@ func formValue(vals url.Values, name string, multi bool) (any, bool) {
 			return append([]string(nil), vs...), true
 		}
 		return vs[len(vs)-1], true
+	}
+	if *brackets == 0 {
+		*brackets = 1
+		for k := range vals {
+			if strings.IndexByte(k, '[') > 0 {
+				*brackets = 2
+				break
+			}
+		}
+	}
+	if *brackets == 1 {
+		return nil, false
 	}
 	var list []string
 	var obj map[string]any

@@ -48,6 +48,9 @@ func (r *Response) AddLinkHeader(value string) {
 // with all the request's query parameters (filter[posts_per_page] and
 // filter[paged] removed) and page set to the target page.
 func (r *Response) Paginate(req *Request, total int64, page, perPage int) {
+	if req.embedded {
+		return // an embedded body carries no headers
+	}
 	names := DefaultNames()
 	if req.srv != nil {
 		names = req.srv.cfg.Names

@@ -67,7 +67,10 @@ type Config struct {
 	ResponseHeaders func(r *http.Request, u *auth.User) http.Header
 	// HelpURL is the documentation link of the root index.
 	HelpURL string
-	Logger  *slog.Logger
+	// Cache, when set, serves repeated anonymous GET requests from memory
+	// until the next write (see CacheConfig).
+	Cache  *CacheConfig
+	Logger *slog.Logger
 }
 
 // Server dispatches API requests to registered routes. Register all routes
@@ -85,6 +88,8 @@ type Server struct {
 
 	// extra holds the fields and collection args extensions registered.
 	extra fieldSet
+	// cache keeps encoded anonymous GET responses (nil when off).
+	cache *responseCache
 }
 
 var (
@@ -126,6 +131,9 @@ func NewServer(cfg Config) *Server {
 		log:           cfg.Logger,
 		exposeHeaders: []string{hp + "Total, " + hp + "TotalPages, Link"},
 		allowHeaders:  []string{"Authorization, " + hp + "Nonce, Content-Disposition, Content-MD5, Content-Type"},
+	}
+	if cfg.Cache != nil && cfg.Cache.Version != nil {
+		s.cache = newResponseCache(*cfg.Cache)
 	}
 	s.add("", "/", &Route{Endpoints: []*Endpoint{{
 		Methods: Readable,
@@ -526,6 +534,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Cache-Control"] = hdrNoCache
 		h["Pragma"] = hdrPragma
 	}
+	key := ""
+	var version int64
+	if resp == nil {
+		if key = s.cacheKey(r, req); key != "" {
+			v, err := s.cache.cfg.Version(r.Context())
+			if err != nil {
+				key = "" // the request itself will report the store's state
+			} else if e := s.cache.get(key, v); e != nil {
+				serveCached(w, r, e)
+				return
+			} else {
+				version = v
+			}
+		}
+	}
 	if resp == nil {
 		if method == http.MethodOptions {
 			resp = s.options(req)
@@ -547,7 +570,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_, embed := q["_embed"]
 	_, envelope := q["_envelope"]
-	s.write(w, req, resp, embed, envelope, callback)
+	if key == "" || resp.Status >= 500 {
+		s.write(w, req, resp, embed, envelope, callback)
+		return
+	}
+	rec := &recorder{ResponseWriter: w}
+	s.write(rec, req, resp, embed, envelope, callback)
+	// Only what the route produced is cached; per-request headers (CORS,
+	// nonces) are set anew on every request.
+	hdr := http.Header{"Content-Type": h["Content-Type"], "Content-Length": h["Content-Length"]}
+	if !envelope {
+		for k, v := range resp.Header {
+			hdr[s.headerName(k)] = v
+		}
+	}
+	body := rec.body
+	if r.Method == http.MethodHead {
+		return // no body to keep
+	}
+	s.cache.put(key, &cachedResponse{version: version, status: rec.status, header: hdr, body: body})
 }
 
 // write encodes resp and sends it.

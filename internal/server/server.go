@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -168,7 +169,16 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		Now:    time.Now,
 		Logger: logger,
 	}, sessions)
+	var cache *rest.CacheConfig
+	if cfg.Cache.ResponsesOn() {
+		cache = &rest.CacheConfig{
+			Version:  st.Version,
+			MaxBytes: cfg.Cache.MaxBytes,
+			MaxAge:   time.Duration(cfg.Cache.MaxAgeSeconds) * time.Second,
+		}
+	}
 	rs := rest.NewServer(rest.Config{
+		Cache:           cache,
 		Names:           names,
 		SiteName:        cfg.Site.Title,
 		SiteDescription: cfg.Site.Description,
@@ -330,6 +340,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit makes the collector work harder before the heap
+		// grows past it, which keeps RSS flat under load; the caches are
+		// bounded well below it. GOMEMLIMIT overrides it.
+		debug.SetMemoryLimit(DefaultMemoryLimit)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	schedCtx, stopSched := context.WithCancel(ctx)
@@ -359,6 +375,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return nil
 }
+
+// DefaultMemoryLimit is the Go runtime's soft memory limit while serving,
+// unless GOMEMLIMIT is set.
+const DefaultMemoryLimit = 128 << 20
 
 // PublishInterval is how often scheduled posts whose date has come are
 // published.

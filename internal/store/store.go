@@ -135,9 +135,11 @@ type PostStore interface {
 	// given types, with one of the given parent (when parent >= 0) and a
 	// status not in draft/pending/auto-draft, uses slug.
 	SlugTaken(ctx context.Context, slug string, types []string, parent int64, exceptID int64) (bool, error)
-	// CountPublishedByAuthors returns, per author id, the number of posts
-	// with status publish of the given types.
-	CountPublishedByAuthors(ctx context.Context, authors []int64, types []string) (map[int64]int64, error)
+	// AuthorsWithPublished reports, for every author id asked, whether the
+	// author has at least one post with status publish of the given types
+	// (any type when empty). It stops at the first such post per author, so
+	// its cost does not grow with the number of posts.
+	AuthorsWithPublished(ctx context.Context, authors []int64, types []string) (map[int64]bool, error)
 }
 
 // User is a site account.

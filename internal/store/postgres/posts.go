@@ -327,33 +327,33 @@ func (o ops) SlugTaken(ctx context.Context, slug string, types []string, parent 
 	return taken, nil
 }
 
-// CountPublishedByAuthors counts published posts of types (any type when
-// empty) per author in one query; every asked author is in the map.
-func (o ops) CountPublishedByAuthors(ctx context.Context, authors []int64, types []string) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(authors))
+// AuthorsWithPublished reports which authors have a published post of
+// types (any type when empty), one index probe per author; every asked
+// author is in the map.
+func (o ops) AuthorsWithPublished(ctx context.Context, authors []int64, types []string) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(authors))
 	if len(authors) == 0 {
 		return out, nil
 	}
 	for _, a := range authors {
-		out[a] = 0
+		out[a] = false
 	}
-	a := &args{}
-	c := newCond(a)
-	c.add(`status = 'publish'`)
-	inList(c, "author", authors, false)
+	query := `SELECT a FROM unnest($1::bigint[]) AS a WHERE EXISTS (SELECT 1 FROM posts WHERE posts.author = a AND posts.status = 'publish'`
+	vals := []any{authors}
 	if len(types) > 0 {
-		inList(c, "type", types, false)
+		query += ` AND posts.type = ANY($2::text[])`
+		vals = append(vals, types)
 	}
 	err := o.reader().query(ctx, func(rows pgx.Rows) error {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return err
 		}
-		out[id] = n
+		out[id] = true
 		return nil
-	}, `SELECT author, COUNT(*) FROM posts`+c.where()+` GROUP BY author`, a.vals...)
+	}, query+`)`, vals...)
 	if err != nil {
-		return nil, fail("count by authors", err)
+		return nil, fail("authors with published posts", err)
 	}
 	return out, nil
 }

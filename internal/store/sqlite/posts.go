@@ -403,36 +403,37 @@ func (o ops) SlugTaken(ctx context.Context, slug string, types []string, parent 
 	return taken, nil
 }
 
-// CountPublishedByAuthors counts published posts of types (any type when
-// empty) per author in one query; every asked author is in the map.
-func (o ops) CountPublishedByAuthors(ctx context.Context, authors []int64, types []string) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(authors))
+// AuthorsWithPublished reports which authors have a published post of
+// types (any type when empty), one index seek per author; every asked
+// author is in the map.
+func (o ops) AuthorsWithPublished(ctx context.Context, authors []int64, types []string) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(authors))
 	if len(authors) == 0 {
 		return out, nil
 	}
 	for _, a := range authors {
-		out[a] = 0
+		out[a] = false
 	}
-	c := &cond{}
-	c.add(`status = 'publish'`)
-	inList(c, "author", authors, false)
+	query := `SELECT a.value FROM json_each(?) AS a WHERE EXISTS (SELECT 1 FROM posts WHERE posts.author = a.value AND posts.status = 'publish'`
+	args := []any{jsonList(authors)}
 	if len(types) > 0 {
-		inList(c, "type", types, false)
+		query += ` AND posts.type IN (SELECT value FROM json_each(?))`
+		args = append(args, jsonList(types))
 	}
-	rows, err := o.reader().query(ctx, `SELECT author, COUNT(*) FROM posts`+c.where()+` GROUP BY author`, c.args...)
+	rows, err := o.reader().query(ctx, query+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: count by authors: %w", err)
+		return nil, fmt.Errorf("sqlite: authors with published posts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var a, n int64
-		if err := rows.Scan(&a, &n); err != nil {
-			return nil, fmt.Errorf("sqlite: count by authors: %w", err)
+		var a int64
+		if err := rows.Scan(&a); err != nil {
+			return nil, fmt.Errorf("sqlite: authors with published posts: %w", err)
 		}
-		out[a] = n
+		out[a] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: count by authors: %w", err)
+		return nil, fmt.Errorf("sqlite: authors with published posts: %w", err)
 	}
 	return out, nil
 }

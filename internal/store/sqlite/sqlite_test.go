@@ -321,8 +321,8 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 		{"count posts", func() error { _, err := db.CountPosts(ctx, store.PostQuery{}); return err }, 1},
 		{"get posts", func() error { _, err := db.GetPosts(ctx, []int64{1, 2, 3, 99}); return err }, 1},
 		{"get posts empty", func() error { _, err := db.GetPosts(ctx, nil); return err }, 0},
-		{"count by authors", func() error {
-			_, err := db.CountPublishedByAuthors(ctx, []int64{1, 2}, []string{"post"})
+		{"authors with published posts", func() error {
+			_, err := db.AuthorsWithPublished(ctx, []int64{1, 2}, []string{"post"})
 			return err
 		}, 1},
 		{"list users", func() error { _, err := db.ListUsers(ctx, store.UserQuery{}); return err }, 1},

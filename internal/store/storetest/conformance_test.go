@@ -299,7 +299,7 @@ func TestSlugTaken(t *testing.T) {
 	}
 }
 
-func TestCountPublishedByAuthors(t *testing.T) {
+func TestAuthorsWithPublished(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)
 	seedPosts(t, db)
@@ -308,15 +308,16 @@ func TestCountPublishedByAuthors(t *testing.T) {
 		name    string
 		authors []int64
 		types   []string
-		want    map[int64]int64
+		want    map[int64]bool
 	}{
-		{"posts", []int64{1, 2, 3, 4}, []string{"post"}, map[int64]int64{1: 1, 2: 1, 3: 1, 4: 0}},
-		{"posts and pages", []int64{1, 2}, []string{"post", "page"}, map[int64]int64{1: 3, 2: 2}},
-		{"any type", []int64{2}, nil, map[int64]int64{2: 2}},
-		{"no authors", nil, []string{"post"}, map[int64]int64{}},
+		{"posts", []int64{1, 2, 3, 4}, []string{"post"}, map[int64]bool{1: true, 2: true, 3: true, 4: false}},
+		{"posts and pages", []int64{1, 2}, []string{"post", "page"}, map[int64]bool{1: true, 2: true}},
+		{"pages only", []int64{1, 2, 3}, []string{"page"}, map[int64]bool{1: true, 2: true, 3: false}},
+		{"any type", []int64{2, 4}, nil, map[int64]bool{2: true, 4: false}},
+		{"no authors", nil, []string{"post"}, map[int64]bool{}},
 	}
 	for _, tt := range tests {
-		got, err := db.CountPublishedByAuthors(ctx, tt.authors, tt.types)
+		got, err := db.AuthorsWithPublished(ctx, tt.authors, tt.types)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -896,8 +897,8 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 		{"count posts", func() error { _, err := db.CountPosts(ctx, store.PostQuery{}); return err }, 1},
 		{"get posts", func() error { _, err := db.GetPosts(ctx, []int64{1, 2, 3, 99}); return err }, 1},
 		{"get posts empty", func() error { _, err := db.GetPosts(ctx, nil); return err }, 0},
-		{"count by authors", func() error {
-			_, err := db.CountPublishedByAuthors(ctx, []int64{1, 2}, []string{"post"})
+		{"authors with published posts", func() error {
+			_, err := db.AuthorsWithPublished(ctx, []int64{1, 2}, []string{"post"})
 			return err
 		}, 1},
 		{"list users", func() error { _, err := db.ListUsers(ctx, store.UserQuery{}); return err }, 1},

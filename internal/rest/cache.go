@@ -1,0 +1,142 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// CacheConfig turns on the response cache for anonymous reads.
+//
+// A cached response is keyed by the request's base URL, path and query and
+// by the store's write version: any committed write, on any node, moves the
+// version on and so retires every entry at once. Version is read on every
+// cacheable request, which is what keeps several nodes correct. Entries
+// also expire after MaxAge, which bounds the staleness of anything a
+// response depends on besides the database (an extension field reading an
+// outside source, say).
+type CacheConfig struct {
+	// Version returns the store's current write version.
+	Version func(ctx context.Context) (int64, error)
+	// MaxBytes bounds the memory the cache holds; 0 means 16 MiB.
+	MaxBytes int
+	// MaxAge bounds how long an entry is served; 0 means one minute.
+	MaxAge time.Duration
+}
+
+// maxCachedBody is the largest body the cache keeps.
+const maxCachedBody = 1 << 20
+
+type cachedResponse struct {
+	version int64
+	expires time.Time
+	status  int
+	header  http.Header // complete response headers written by the route
+	body    []byte
+}
+
+func (c *cachedResponse) size() int { return len(c.body) + 512 }
+
+// responseCache holds encoded responses of anonymous GET requests.
+type responseCache struct {
+	cfg   CacheConfig
+	now   func() time.Time
+	mu    sync.RWMutex
+	m     map[string]*cachedResponse
+	bytes int
+}
+
+func newResponseCache(cfg CacheConfig) *responseCache {
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = 16 << 20
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = time.Minute
+	}
+	return &responseCache{cfg: cfg, now: time.Now, m: map[string]*cachedResponse{}}
+}
+
+func (c *responseCache) get(key string, version int64) *cachedResponse {
+	c.mu.RLock()
+	e := c.m[key]
+	c.mu.RUnlock()
+	if e == nil || e.version != version || c.now().After(e.expires) {
+		return nil
+	}
+	return e
+}
+
+func (c *responseCache) put(key string, e *cachedResponse) {
+	if len(e.body) > maxCachedBody {
+		return
+	}
+	e.expires = c.now().Add(c.cfg.MaxAge)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[key]; ok {
+		c.bytes -= old.size()
+		delete(c.m, key)
+	}
+	// Entries of an older version are dead weight: drop them first, then
+	// arbitrary ones until the new entry fits.
+	if c.bytes+e.size() > c.cfg.MaxBytes {
+		for k, old := range c.m {
+			if old.version != e.version {
+				c.bytes -= old.size()
+				delete(c.m, k)
+			}
+		}
+	}
+	for k, old := range c.m {
+		if c.bytes+e.size() <= c.cfg.MaxBytes {
+			break
+		}
+		c.bytes -= old.size()
+		delete(c.m, k)
+	}
+	c.m[key] = e
+	c.bytes += e.size()
+}
+
+// cacheKey returns the key of a cacheable request, or "" when the request
+// must not be served from (or stored in) the cache: only anonymous GET and
+// HEAD requests without a body are.
+func (s *Server) cacheKey(r *http.Request, req *Request) string {
+	if s.cache == nil || req.User != nil || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+		return ""
+	}
+	if r.ContentLength > 0 || r.Header.Get("Transfer-Encoding") != "" {
+		return ""
+	}
+	return req.base + "\x00" + req.Path + "\x00" + r.URL.RawQuery
+}
+
+// recorder captures what write sends, so that it can be cached.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   []byte
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	rec.status = status
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	rec.body = append(rec.body, b...)
+	return rec.ResponseWriter.Write(b)
+}
+
+// serveCached writes a cached response.
+func serveCached(w http.ResponseWriter, r *http.Request, e *cachedResponse) {
+	h := w.Header()
+	for k, v := range e.header {
+		h[k] = v
+	}
+	w.WriteHeader(e.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(e.body)
+	}
+}

@@ -1,0 +1,161 @@
+package rest_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/rest"
+)
+
+// cacheFixture is a server with one counting route and a version the test
+// moves by hand, standing for the store's write version.
+type cacheFixture struct {
+	srv     *rest.Server
+	calls   atomic.Int64
+	version atomic.Int64
+	verErr  atomic.Bool
+}
+
+func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
+	t.Helper()
+	f := &cacheFixture{}
+	f.srv = rest.NewServer(rest.Config{
+		Cache: &rest.CacheConfig{
+			Version: func(context.Context) (int64, error) {
+				if f.verErr.Load() {
+					return 0, errors.New("store down")
+				}
+				return f.version.Load(), nil
+			},
+			MaxAge: maxAge,
+		},
+		Authenticate: func(r *http.Request) (*auth.User, error) {
+			if r.Header.Get("X-Test-User") != "" {
+				return auth.NewTestUser(1, "editor"), nil
+			}
+			return nil, nil
+		},
+	})
+	f.srv.Register("svc/v2", "/counted", &rest.Route{Endpoints: []*rest.Endpoint{{
+		Methods: rest.Readable,
+		Handler: func(r *rest.Request) (*rest.Response, error) {
+			n := f.calls.Add(1)
+			if r.String("fail") != "" {
+				return nil, rest.NewError("boom", 503, "unavailable")
+			}
+			resp := rest.NewResponse(200, map[string]any{"call": n, "q": r.String("q")})
+			resp.SetHeader("X-API-Total", strconv.FormatInt(n, 10))
+			return resp, nil
+		},
+		Args: []*rest.Arg{{Name: "q", Type: "string"}, {Name: "fail", Type: "string"}},
+	}}})
+	return f
+}
+
+func (f *cacheFixture) get(t *testing.T, method, target string, hdr ...string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, "http://example.test"+target, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	f.srv.ServeHTTP(w, req)
+	return w.Result()
+}
+
+func body(t *testing.T, r *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestResponseCacheServesRepeatedAnonymousReads(t *testing.T) {
+	f := newCacheFixture(t, 0)
+	first := f.get(t, "GET", "/api/svc/v2/counted?q=a")
+	second := f.get(t, "GET", "/api/svc/v2/counted?q=a")
+	if f.calls.Load() != 1 {
+		t.Fatalf("handler ran %d times, want 1", f.calls.Load())
+	}
+	b1, b2 := body(t, first), body(t, second)
+	if b1 != b2 || b1 != `{"call":1,"q":"a"}` {
+		t.Fatalf("bodies %q and %q", b1, b2)
+	}
+	if total := second.Header["X-API-Total"]; len(total) != 1 || total[0] != "1" || second.Header.Get("Content-Type") != "application/json; charset=UTF-8" || second.Header.Get("Allow") != "GET" {
+		t.Fatalf("cached headers %v", second.Header)
+	}
+	// Another query is another entry.
+	f.get(t, "GET", "/api/svc/v2/counted?q=b")
+	if f.calls.Load() != 2 {
+		t.Fatalf("different query served from the cache")
+	}
+	// HEAD is served from the GET entry, without a body.
+	h := f.get(t, "HEAD", "/api/svc/v2/counted?q=a")
+	if total := h.Header["X-API-Total"]; f.calls.Load() != 2 || body(t, h) != "" || len(total) != 1 || total[0] != "1" {
+		t.Fatalf("HEAD: calls %d", f.calls.Load())
+	}
+}
+
+func TestResponseCacheIsRetiredByAWrite(t *testing.T) {
+	f := newCacheFixture(t, 0)
+	f.get(t, "GET", "/api/svc/v2/counted")
+	f.version.Add(1) // a write committed, on this node or another
+	if b := body(t, f.get(t, "GET", "/api/svc/v2/counted")); b != `{"call":2,"q":""}` {
+		t.Fatalf("stale response after a write: %s", b)
+	}
+}
+
+func TestResponseCacheSkipsSignedInCallersErrorsAndUnknownVersions(t *testing.T) {
+	f := newCacheFixture(t, 0)
+	f.get(t, "GET", "/api/svc/v2/counted")
+	r := f.get(t, "GET", "/api/svc/v2/counted", "X-Test-User", "1")
+	if f.calls.Load() != 2 || body(t, r) != `{"call":2,"q":""}` {
+		t.Fatalf("a signed-in caller got the anonymous cache")
+	}
+	f.get(t, "GET", "/api/svc/v2/counted?fail=1")
+	f.get(t, "GET", "/api/svc/v2/counted?fail=1")
+	if f.calls.Load() != 4 {
+		t.Fatalf("a 5xx answer was cached: %d calls", f.calls.Load())
+	}
+	f.verErr.Store(true)
+	f.get(t, "GET", "/api/svc/v2/counted")
+	if f.calls.Load() != 5 {
+		t.Fatalf("served from the cache while the version could not be read")
+	}
+}
+
+func TestResponseCacheKeepsPerRequestHeadersOut(t *testing.T) {
+	f := newCacheFixture(t, 0)
+	f.get(t, "GET", "/api/svc/v2/counted", "Origin", "https://one.example")
+	r := f.get(t, "GET", "/api/svc/v2/counted", "Origin", "https://two.example")
+	if f.calls.Load() != 1 {
+		t.Fatalf("not served from the cache")
+	}
+	if got := r.Header.Get("Access-Control-Allow-Origin"); got != "https://two.example" {
+		t.Fatalf("CORS origin %q leaked from the cached request", got)
+	}
+	r = f.get(t, "GET", "/api/svc/v2/counted")
+	if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Fatalf("CORS header on a request without Origin: %q", got)
+	}
+}
+
+func TestResponseCacheEntriesExpire(t *testing.T) {
+	f := newCacheFixture(t, 20*time.Millisecond)
+	f.get(t, "GET", "/api/svc/v2/counted")
+	time.Sleep(40 * time.Millisecond)
+	f.get(t, "GET", "/api/svc/v2/counted")
+	if f.calls.Load() != 2 {
+		t.Fatalf("an expired entry was served")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 )
 
 // benchEnv seeds n published posts straight into the store.
-func benchEnv(b *testing.B, n int) *env {
-	e := newEnv(&testing.T{})
+func benchEnv(b *testing.B, n int, cached bool) *env {
+	e := newEnv(&testing.T{}, func(c *configT) { c.Cache.Responses = &cached })
 	rng := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
 	authors := []int64{e.users["editor"], e.users["author"]}
@@ -39,7 +40,8 @@ func benchEnv(b *testing.B, n int) *env {
 }
 
 func benchGet(b *testing.B, path string) {
-	e := benchEnv(b, 10000)
+	cached := strings.HasSuffix(b.Name(), "Cached")
+	e := benchEnv(b, 10000, cached)
 	h := e.srv.Config.Handler
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -66,3 +68,10 @@ func BenchmarkListPosts100(b *testing.B) { benchGet(b, "/api/svc/v2/posts?per_pa
 
 // BenchmarkGetPost measures GET /posts/<id>.
 func BenchmarkGetPost(b *testing.B) { benchGet(b, "/api/svc/v2/posts/5000") }
+
+// BenchmarkListPostsCached measures GET /posts served by the response cache.
+func BenchmarkListPostsCached(b *testing.B) { benchGet(b, "/api/svc/v2/posts") }
+
+// BenchmarkListPostsEmbedCached measures GET /posts?_embed served by the
+// response cache.
+func BenchmarkListPostsEmbedCached(b *testing.B) { benchGet(b, "/api/svc/v2/posts?_embed") }

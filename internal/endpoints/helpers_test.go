@@ -51,6 +51,12 @@ func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 		t.Fatal(err)
 	}
 	basic := &auth.BasicAuth{Users: db, Apps: db, Roles: site.Roles(), Now: time.Now}
+	var cache *rest.CacheConfig
+	if cfg.Cache.ResponsesOn() {
+		// As in production: anonymous reads are served from the response
+		// cache, so every test also checks that writes retire it.
+		cache = &rest.CacheConfig{Version: db.Version}
+	}
 	rs := rest.NewServer(rest.Config{
 		Names:           rest.DefaultNames(),
 		SiteName:        cfg.Site.Title,
@@ -58,9 +64,7 @@ func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 		MaxBodyBytes:    1 << 20,
 		MaxUploadBytes:  4 << 20,
 		Authenticate:    auth.Chain(basic),
-		// As in production: anonymous reads are served from the response
-		// cache, so every test also checks that writes retire it.
-		Cache: &rest.CacheConfig{Version: db.Version},
+		Cache:           cache,
 	})
 	endpoints.Register(rs, site)
 	mux := http.NewServeMux()

@@ -124,8 +124,36 @@ func TestCustomBinary(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "serve", "--data", filepath.Join(dir, "data"), "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "FOLIO_CONFIG=")
+	data := filepath.Join(dir, "data")
+	env := append(os.Environ(), "FOLIO_CONFIG=", "FOLIO_DATABASE_URL=", "FOLIO_DATA=")
+	// runBin runs a command of the custom binary to completion and returns
+	// its trimmed standard output.
+	runBin := func(args ...string) string {
+		t.Helper()
+		c := exec.Command(bin, args...)
+		c.Env = env
+		var out, errb strings.Builder
+		c.Stdout, c.Stderr = &out, &errb
+		if err := c.Run(); err != nil {
+			t.Fatalf("folio-readingtime %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out.String(), errb.String())
+		}
+		return strings.TrimSpace(out.String())
+	}
+	if v := runBin("version"); !strings.HasPrefix(v, "folio dev (go") {
+		t.Fatalf("version = %q", v)
+	}
+	if id := runBin("user", "create", "--data", data, "--login", "ed", "--email", "ed@example.com", "--password", "secret-pw", "--role", "editor"); id != "1" {
+		t.Fatalf("user create printed %q, want the id 1", id)
+	}
+	pass := runBin("user", "app-password", "--data", data, "--login", "ed", "--name", "binary-test")
+	if len(pass) < 20 {
+		t.Fatalf("user app-password printed %q", pass)
+	}
+	if list := runBin("user", "list", "--data", data); !strings.Contains(list, "ed") || !strings.Contains(list, "editor") {
+		t.Fatalf("user list = %q", list)
+	}
+	cmd := exec.Command(bin, "serve", "--data", data, "--addr", "127.0.0.1:0")
+	cmd.Env = env
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
@@ -156,5 +184,16 @@ func TestCustomBinary(t *testing.T) {
 	ns, _ := json.Marshal(idx["namespaces"])
 	if !strings.Contains(string(ns), "readingtime/v1") {
 		t.Fatalf("namespaces = %s", ns)
+	}
+	body := `{"title":"From the CLI user","status":"publish","content":"` + strings.Repeat("lorem ", 250) + `"}`
+	req, _ = http.NewRequest("POST", base+"/api/svc/v2/posts", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth("ed", pass)
+	status, post := getJSON(t, req)
+	if status != 201 {
+		t.Fatalf("create with the CLI-made app password: %d %v", status, post)
+	}
+	if rt, _ := post["reading_time"].(map[string]any); rt["words"] != float64(250) || rt["minutes"] != float64(2) {
+		t.Fatalf("reading_time = %v", post["reading_time"])
 	}
 }

@@ -2,6 +2,7 @@ package content
 
 import (
 	"context"
+	"errors"
 
 	"github.com/folio-server/folio/internal/store"
 )
@@ -80,6 +81,16 @@ func (s *Site) changed(ctx context.Context, tx store.Store, ch Change) error {
 		return nil
 	}
 	return s.Changed(ctx, tx, ch)
+}
+
+// isAPIError reports whether err carries an error meant for the client (a
+// *Error, or an error with an HTTP status such as the API error an
+// extension field updater returns from Changed): such a failed write
+// reports it rather than a generic failure.
+func isAPIError(err error) bool {
+	var ce *Error
+	var se interface{ HTTPStatus() int }
+	return errors.As(err, &ce) || errors.As(err, &se)
 }
 
 // postKind returns the Change kind of a post type.

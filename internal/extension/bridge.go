@@ -29,8 +29,11 @@ func (a *API) bridge(site *content.Site) {
 				Context: ctx, PostType: pt.Name, Post: p, Response: resourceOf(response), Request: requestOf(request)}))
 		},
 		Prepare: func(ctx context.Context, pt *content.PostType, p *store.Post, response, request any) {
-			a.logAction(h.PreparePost.Name(pt.Name), h.PreparePost.Trigger(&PreparePostEvent{
-				Context: ctx, PostType: pt.Name, Response: resourceOf(response), Post: p, Request: requestOf(request)}))
+			r, res := requestOf(request), resourceOf(response)
+			r.WithFields(res, func() {
+				a.logAction(h.PreparePost.Name(pt.Name), h.PreparePost.Trigger(&PreparePostEvent{
+					Context: ctx, PostType: pt.Name, Response: res, Post: p, Request: r}))
+			})
 		},
 		Query: func(ctx context.Context, pt *content.PostType, q store.PostQuery, request any) store.PostQuery {
 			e := &PostQueryEvent{Context: ctx, PostType: pt.Name, Query: &q, Request: requestOf(request)}
@@ -46,8 +49,11 @@ func (a *API) bridge(site *content.Site) {
 				Context: ctx, PostType: "attachment", Post: p, Media: m, Request: requestOf(request), Creating: creating}))
 		},
 		Prepare: func(ctx context.Context, p *store.Post, response, request any) {
-			a.logAction(h.PreparePost.Name("attachment"), h.PreparePost.Trigger(&PreparePostEvent{
-				Context: ctx, PostType: "attachment", Response: resourceOf(response), Post: p, Request: requestOf(request)}))
+			r, res := requestOf(request), resourceOf(response)
+			r.WithFields(res, func() {
+				a.logAction(h.PreparePost.Name("attachment"), h.PreparePost.Trigger(&PreparePostEvent{
+					Context: ctx, PostType: "attachment", Response: res, Post: p, Request: r}))
+			})
 		},
 	}
 	site.TermHooks = content.TermHooks{
@@ -55,6 +61,10 @@ func (a *API) bridge(site *content.Site) {
 			return h.PreInsertTerm.Trigger(&PreInsertTermEvent{Context: ctx, Taxonomy: tax.Name, Term: t, Request: requestOf(request)})
 		},
 		Insert: func(ctx context.Context, tax *content.Taxonomy, t *store.Term, request any, creating bool) {
+			if r := requestOf(request); r != nil && r.Cache()[termInsertedKey{tax.Name, t.ID}] != nil {
+				delete(r.Cache(), termInsertedKey{tax.Name, t.ID})
+				return // fired inside the transaction, before the field updates
+			}
 			a.logAction(h.InsertTerm.Name(tax.Name), h.InsertTerm.Trigger(&InsertTermEvent{
 				Context: ctx, Taxonomy: tax.Name, Term: t, Request: requestOf(request), Creating: creating}))
 		},
@@ -63,8 +73,11 @@ func (a *API) bridge(site *content.Site) {
 				Context: ctx, Taxonomy: tax.Name, Term: t, Response: resourceOf(response), Request: requestOf(request)}))
 		},
 		Prepare: func(ctx context.Context, tax *content.Taxonomy, t *store.Term, response, request any) {
-			a.logAction(h.PrepareTerm.Name(tax.Name), h.PrepareTerm.Trigger(&PrepareTermEvent{
-				Context: ctx, Taxonomy: tax.Name, Response: resourceOf(response), Term: t, Request: requestOf(request)}))
+			r, res := requestOf(request), resourceOf(response)
+			r.WithFields(res, func() {
+				a.logAction(h.PrepareTerm.Name(tax.Name), h.PrepareTerm.Trigger(&PrepareTermEvent{
+					Context: ctx, Taxonomy: tax.Name, Response: res, Term: t, Request: r}))
+			})
 		},
 	}
 	site.CommentHooks = content.CommentHooks{
@@ -104,6 +117,17 @@ func (a *API) bridge(site *content.Site) {
 		InsertUser: func(ctx context.Context, u *store.User, request any, creating bool) {
 			a.logAction(h.InsertUser.Name(""), h.InsertUser.Trigger(&InsertUserEvent{
 				Context: ctx, User: u, Request: requestOf(request), Creating: creating}))
+		},
+		PreInsertUser: func(ctx context.Context, u *store.User, request any) error {
+			return h.PreInsertUser.Trigger(&PreInsertUserEvent{Context: ctx, User: u, Request: requestOf(request)})
+		},
+		PrepareUser: func(ctx context.Context, u *store.User, response, request any) {
+			a.logAction(h.PrepareUser.Name(""), h.PrepareUser.Trigger(&PrepareUserEvent{
+				Context: ctx, Response: resourceOf(response), User: u, Request: requestOf(request)}))
+		},
+		DeleteUser: func(ctx context.Context, u *store.User, response, request any) {
+			a.logAction(h.DeleteUser.Name(""), h.DeleteUser.Trigger(&DeleteUserEvent{
+				Context: ctx, User: u, Response: resourceOf(response), Request: requestOf(request)}))
 		},
 		AvatarSizes: func(sizes []int) []int {
 			e := &AvatarSizesEvent{Sizes: sizes}

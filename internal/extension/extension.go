@@ -218,6 +218,15 @@ func (a *API) updateFields(e *ChangeEvent) error {
 		return e.Next()
 	}
 	r.Cache()[done] = true
+	if ch.Kind == "term" {
+		// rest_insert_<taxonomy> fires before the field updates (reference
+		// §11), in the transaction; the bridge does not fire it again
+		// after the commit.
+		r.Cache()[termInsertedKey{ch.Type, ch.ID}] = true
+		t, _ := ch.Record.(*store.Term)
+		a.logAction(a.Hooks.InsertTerm.Name(ch.Type), a.Hooks.InsertTerm.Trigger(&InsertTermEvent{
+			Context: e.Context, Taxonomy: ch.Type, Term: t, Request: r, Creating: ch.Action == "created", Tx: e.Tx}))
+	}
 	for _, tf := range a.fields {
 		if tf.title != e.Title || tf.f.Update == nil || !r.Has(tf.f.Schema.Name) {
 			continue
@@ -237,6 +246,13 @@ func (a *API) updateFields(e *ChangeEvent) error {
 type fieldsDoneKey struct {
 	title string
 	id    int64
+}
+
+// termInsertedKey marks, in a request's cache, a term whose
+// rest_insert_<taxonomy> fired inside the write's transaction.
+type termInsertedKey struct {
+	taxonomy string
+	id       int64
 }
 
 // TitleOf returns the schema title of the resource a change is about.

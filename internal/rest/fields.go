@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -137,18 +138,30 @@ func hasArg(args []*Arg, name string) bool {
 	return slices.ContainsFunc(args, func(a *Arg) bool { return a.Name == name })
 }
 
-// addFields fills the registered fields of the resources in resp.
+// addFields fills the registered fields of the resources in resp (those a
+// write's WithFields has not filled yet), then runs the rest_prepare_*
+// filters WithFields held back until the fields were there.
 func (s *Server) addFields(req *Request, resp *Response) {
-	if len(s.extra.fields) == 0 || resp == nil {
-		return
+	if resp != nil {
+		s.fillFields(req, responseResources(resp))
 	}
-	var items []*Resource
+	key := heldKey{req}
+	held, _ := req.Cache()[key].([]func())
+	delete(req.Cache(), key)
+	for _, fn := range held {
+		fn()
+	}
+}
+
+// responseResources returns the resources of a response's data.
+func responseResources(resp *Response) []*Resource {
 	switch d := resp.Data.(type) {
 	case *Resource:
-		items = []*Resource{d}
+		return []*Resource{d}
 	case []*Resource:
-		items = d
+		return d
 	case *Keyed:
+		var items []*Resource
 		for _, k := range d.Keys() {
 			if v, _ := d.Get(k); v != nil {
 				if r, ok := v.(*Resource); ok {
@@ -156,16 +169,66 @@ func (s *Server) addFields(req *Request, resp *Response) {
 				}
 			}
 		}
-	default:
+		return items
+	}
+	return nil
+}
+
+// heldKey keys, in a request's cache, the filters WithFields holds back
+// until the request's response has its fields.
+type heldKey struct{ r *Request }
+
+// filledKey keys, in a request's cache, the resources whose fields
+// WithFields already filled.
+type filledKey struct{ r *Request }
+
+// WithFields runs fn, a rest_prepare_* filter of res, once res has its
+// registered fields, so the filter sees the response as the client would
+// (seed rules 4-5: the fields are added before the filters and the
+// context filter). In a read request (GET, HEAD) fn waits until the
+// handler returned and the fields of the whole response were filled in
+// one batch (a page costs a fixed number of queries); in a write request
+// (a single resource) res's fields are filled now and fn runs at once,
+// keeping its place among the write's other hooks. A nil r runs fn at once.
+func (r *Request) WithFields(res *Resource, fn func()) {
+	if r == nil || r.srv == nil || res == nil {
+		fn()
 		return
 	}
-	byTitle := map[string][]*Resource{}
-	for _, it := range items {
-		if it != nil && it.Schema != nil && len(s.extra.fields[it.Schema.Title]) > 0 {
-			byTitle[it.Schema.Title] = append(byTitle[it.Schema.Title], it)
-		}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		key := heldKey{r}
+		held, _ := r.Cache()[key].([]func())
+		r.Cache()[key] = append(held, fn)
+		return
 	}
-	for title, group := range byTitle {
+	r.srv.fillFields(r, []*Resource{res})
+	fn()
+}
+
+// fillFields fills the registered fields of items not filled before.
+func (s *Server) fillFields(req *Request, items []*Resource) {
+	if len(s.extra.fields) == 0 || len(items) == 0 {
+		return
+	}
+	filled, _ := req.Cache()[filledKey{req}].(map[*Resource]bool)
+	if filled == nil {
+		filled = map[*Resource]bool{}
+		req.Cache()[filledKey{req}] = filled
+	}
+	byTitle := map[string][]*Resource{}
+	var titles []string
+	for _, it := range items {
+		if it == nil || it.Schema == nil || filled[it] || len(s.extra.fields[it.Schema.Title]) == 0 {
+			continue
+		}
+		filled[it] = true
+		if byTitle[it.Schema.Title] == nil {
+			titles = append(titles, it.Schema.Title)
+		}
+		byTitle[it.Schema.Title] = append(byTitle[it.Schema.Title], it)
+	}
+	for _, title := range titles {
+		group := byTitle[title]
 		for _, f := range s.extra.fields[title] {
 			if f.Get == nil {
 				continue

@@ -1,15 +1,23 @@
-package main
+// Package cli builds Folio's command-line interface (the cli.md contract):
+// serve, migrate, version, user create/app-password/list, db copy, bench
+// and the hidden bench-hello. The stock binary (cmd/folio) and custom
+// binaries built with ext.Main run the same command tree; only the
+// extensions serve builds the site with differ.
+package cli
 
 import (
+	"io"
 	"log/slog"
 	"os"
 
 	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/extension"
 	"github.com/spf13/cobra"
 )
 
-// newRootCmd builds the whole command tree.
-func newRootCmd() *cobra.Command {
+// NewRootCmd builds the whole command tree. version is what `version`
+// prints; serve builds the site with exts (none for the stock binary).
+func NewRootCmd(version string, exts ...extension.Extension) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "folio",
 		Short:         "Folio is a single-binary content server with a REST API",
@@ -18,9 +26,9 @@ func newRootCmd() *cobra.Command {
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
-		newServeCmd(),
+		newServeCmd(exts),
 		newMigrateCmd(),
-		newVersionCmd(),
+		newVersionCmd(version),
 		newUserCmd(),
 		newBenchCmd(),
 		newBenchHelloCmd(),
@@ -64,7 +72,8 @@ func (f *siteFlags) config() (*config.Config, error) {
 	return config.Resolve(f.o, os.Getenv)
 }
 
-// newLogger returns the logger commands write diagnostics with (stderr).
-func newLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, nil))
+// newLogger returns the logger commands write diagnostics with (the
+// command's stderr).
+func newLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, nil))
 }

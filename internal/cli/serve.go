@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -7,11 +7,12 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/folio-server/folio/internal/extension"
 	"github.com/folio-server/folio/internal/server"
 	"github.com/spf13/cobra"
 )
 
-func newServeCmd() *cobra.Command {
+func newServeCmd(exts []extension.Extension) *cobra.Command {
 	var f siteFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -24,8 +25,8 @@ func newServeCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			logger := newLogger()
-			srv, err := server.New(ctx, cfg, logger)
+			logger := newLogger(cmd.ErrOrStderr())
+			srv, err := server.NewWith(ctx, cfg, logger, exts...)
 			if err != nil {
 				return err
 			}

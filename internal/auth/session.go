@@ -116,6 +116,21 @@ func HashSessionToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// RequestSessionHash returns the token hash of the session named by the
+// request's session cookie (DefaultSessionCookie), "" when there is none or
+// when the request has an Authorization header, which wins over the
+// cookie. It does not check that the session exists.
+func RequestSessionHash(r *http.Request) string {
+	if r == nil || len(r.Header.Values("Authorization")) > 0 {
+		return ""
+	}
+	token := (&SessionAuth{}).token(r)
+	if token == "" {
+		return ""
+	}
+	return HashSessionToken(token)
+}
+
 // newSessionToken returns a random session token (256 bits, URL-safe).
 func newSessionToken() (string, error) {
 	buf := make([]byte, 32)

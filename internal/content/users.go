@@ -28,6 +28,16 @@ type UserHooks struct {
 	// created (creating true) or updated through the interface. request
 	// is the interface request.
 	InsertUser func(ctx context.Context, u *store.User, request any, creating bool)
+	// PreInsertUser is the rest_pre_insert_user filter: it gets the
+	// prepared user about to be written on create and update and may
+	// change it; an error stops the write and is returned to the caller.
+	PreInsertUser func(ctx context.Context, u *store.User, request any) error
+	// PrepareUser is the rest_prepare_user filter on the response built
+	// for u.
+	PrepareUser func(ctx context.Context, u *store.User, response, request any)
+	// DeleteUser is the rest_delete_user action: it runs after u was
+	// deleted; response is the response data, the user as it was.
+	DeleteUser func(ctx context.Context, u *store.User, response, request any)
 	// AvatarSizes is the rest_avatar_sizes filter: it gets the default
 	// sizes (24, 48, 96) and returns the sizes to output.
 	AvatarSizes func(sizes []int) []int
@@ -41,6 +51,31 @@ func (s *Site) InsertUserHook(ctx context.Context, u *store.User, request any, c
 	if s.UserHooks.InsertUser != nil {
 		s.UserHooks.InsertUser(ctx, u, request, creating)
 	}
+}
+
+// PrepareUserHook fires the rest_prepare_user hook point for the response
+// built for u.
+func (s *Site) PrepareUserHook(ctx context.Context, u *store.User, response, request any) {
+	if s.UserHooks.PrepareUser != nil {
+		s.UserHooks.PrepareUser(ctx, u, response, request)
+	}
+}
+
+// DeleteUserHook fires the rest_delete_user hook point for the deleted
+// user u.
+func (s *Site) DeleteUserHook(ctx context.Context, u *store.User, response, request any) {
+	if s.UserHooks.DeleteUser != nil {
+		s.UserHooks.DeleteUser(ctx, u, response, request)
+	}
+}
+
+// preInsertUser fires the rest_pre_insert_user hook point for the prepared
+// user u.
+func (s *Site) preInsertUser(ctx context.Context, u *store.User, request any) error {
+	if s.UserHooks.PreInsertUser != nil {
+		return s.UserHooks.PreInsertUser(ctx, u, request)
+	}
+	return nil
 }
 
 // AvatarSizes returns the avatar sizes to output, through the
@@ -166,6 +201,11 @@ type UserInput struct {
 	URL         *string
 	Roles       []string
 	RolesSet    bool
+	// KeepSession is the token hash of the caller's browser session. When
+	// callers change their own password every other session of theirs
+	// ends and this one is kept; a password changed by somebody else ends
+	// every session of the user.
+	KeepSession string
 }
 
 var (
@@ -214,8 +254,9 @@ func (s *Site) CheckRoles(ctx context.Context, caller *auth.User, targetID int64
 }
 
 // CreateUser validates in and stores a new user. The caller's permission to
-// create users was checked by the controller.
-func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput) (*store.User, error) {
+// create users was checked by the controller. request is the interface
+// request, passed to the rest_pre_insert_user hook point.
+func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput, request any) (*store.User, error) {
 	if in.RolesSet {
 		if err := s.CheckRoles(ctx, caller, 0, in.Roles); err != nil {
 			return nil, err
@@ -255,6 +296,9 @@ func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput) 
 		return nil, fmt.Errorf("create user: %w", err)
 	}
 	u.PassHash = hash
+	if err := s.preInsertUser(ctx, u, request); err != nil {
+		return nil, err
+	}
 	err = s.Store.Tx(ctx, func(tx store.Store) error {
 		if _, err := tx.GetUserByLogin(ctx, u.Login); err == nil {
 			return errBad("existing_user_login", "Sorry, that username already exists!")
@@ -355,8 +399,12 @@ func (s *Site) uniqueNicename(ctx context.Context, tx store.Store, u *store.User
 	}
 }
 
-// UpdateUser validates in and applies it to the stored user old.
-func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.User, in UserInput) (*store.User, error) {
+// UpdateUser validates in and applies it to the stored user old. request
+// is the interface request, passed to the rest_pre_insert_user hook point.
+// A new password ends the user's other browser sessions (see
+// UserInput.KeepSession) in the same transaction; application passwords
+// are left alone.
+func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.User, in UserInput, request any) (*store.User, error) {
 	u := *old
 	u.Roles = slices.Clone(old.Roles)
 	u.Caps = map[string]bool{}
@@ -387,6 +435,9 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 		}
 		u.PassHash = hash
 	}
+	if err := s.preInsertUser(ctx, &u, request); err != nil {
+		return nil, err
+	}
 	err := s.Store.Tx(ctx, func(tx store.Store) error {
 		if u.Email != "" && !strings.EqualFold(u.Email, old.Email) {
 			if other, err := tx.GetUserByEmail(ctx, u.Email); err == nil && other.ID != u.ID {
@@ -402,6 +453,15 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 		}
 		if err := tx.UpdateUser(ctx, &u); err != nil {
 			return err
+		}
+		if in.Password != nil {
+			keep := ""
+			if caller != nil && caller.ID() == old.ID {
+				keep = in.KeepSession
+			}
+			if _, err := tx.DeleteOtherSessions(ctx, old.ID, keep); err != nil {
+				return err
+			}
 		}
 		return s.changed(ctx, tx, Change{Kind: "user", Action: "updated", ID: u.ID, Record: &u, Old: old})
 	})
@@ -505,4 +565,44 @@ func (s *Site) DeleteAppPassword(ctx context.Context, userID int64, uuid string)
 		return false, fmt.Errorf("delete application password: %w", err)
 	}
 	return true, nil
+}
+
+// ListSessions returns the browser sessions of user userID that have not
+// expired, oldest first.
+func (s *Site) ListSessions(ctx context.Context, userID int64) ([]*store.Session, error) {
+	all, err := s.Store.ListSessions(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	now := s.Now()
+	out := make([]*store.Session, 0, len(all))
+	for _, x := range all {
+		if now.Before(x.Expires) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// DeleteSession ends the browser session with token hash tokenHash; ok is
+// false when it no longer exists.
+func (s *Site) DeleteSession(ctx context.Context, tokenHash string) (bool, error) {
+	err := s.Store.DeleteSession(ctx, tokenHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("delete session: %w", err)
+	}
+	return true, nil
+}
+
+// DeleteOtherSessions ends every browser session of user userID except the
+// one with token hash keep ("" ends them all) and returns how many ended.
+func (s *Site) DeleteOtherSessions(ctx context.Context, userID int64, keep string) (int64, error) {
+	n, err := s.Store.DeleteOtherSessions(ctx, userID, keep)
+	if err != nil {
+		return 0, fmt.Errorf("delete sessions of user %d: %w", userID, err)
+	}
+	return n, nil
 }

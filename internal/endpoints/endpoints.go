@@ -38,6 +38,7 @@ func Register(rs *rest.Server, site *content.Site) {
 	registerTaxonomies(rs, site, ns)
 	newUsersController(site, rs.Names()).register(rs, ns)
 	newAppPasswordsController(site, rs.Names()).register(rs, ns)
+	newSessionsController(site, rs.Names()).register(rs, ns)
 	newCommentsController(site, rs.Names()).register(rs, ns)
 }
 

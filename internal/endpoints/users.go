@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/render"
 	"github.com/folio-server/folio/internal/rest"
@@ -382,7 +383,7 @@ func (c *usersController) create(r *rest.Request) (*rest.Response, error) {
 	if r.Has("id") && r.Int("id") != 0 {
 		return nil, rest.NewError("rest_user_exists", 400, "Cannot create existing resource.")
 	}
-	u, err := c.site.CreateUser(r.Context(), r.User, c.input(r))
+	u, err := c.site.CreateUser(r.Context(), r.User, c.input(r), r)
 	if err != nil {
 		return nil, apiError(r, err)
 	}
@@ -401,7 +402,9 @@ func (c *usersController) update(r *rest.Request) (*rest.Response, error) {
 	if old == nil {
 		return nil, errUserInvalidID(400)
 	}
-	u, err := c.site.UpdateUser(r.Context(), r.User, old, c.input(r))
+	in := c.input(r)
+	in.KeepSession = auth.RequestSessionHash(r.HTTP)
+	u, err := c.site.UpdateUser(r.Context(), r.User, old, in, r)
 	if err != nil {
 		return nil, apiError(r, err)
 	}
@@ -437,6 +440,7 @@ func (c *usersController) delete(r *rest.Request) (*rest.Response, error) {
 		return nil, rest.NewError("rest_cannot_delete", 500, "The resource cannot be deleted.")
 	}
 	delete(r.Cache(), userKey(id))
+	c.site.DeleteUserHook(r.Context(), u, res, r)
 	return rest.NewResponse(200, res), nil
 }
 
@@ -535,5 +539,6 @@ func (c *usersController) prepareWith(r *rest.Request, u *store.User, ctx schema
 	}
 	res.AddLink("self", r.URL(c.base+"/"+strconv.FormatInt(u.ID, 10)), false)
 	res.AddLink("collection", r.URL(c.base), false)
+	c.site.PrepareUserHook(r.Context(), u, res, r)
 	return res
 }

@@ -101,7 +101,12 @@ func (e *PostQueryEvent) HookKey() string { return e.PostType }
 func (e *PostQueryEvent) HookArgs() []any { return []any{e.Query, e.Request} }
 
 // InsertTermEvent is rest_insert_<taxonomy> (an action): a term was
-// created or updated.
+// created or updated. For an API write it fires inside the write's
+// transaction, before the extension fields' updaters (reference §11):
+// Tx is then that transaction's store, the only store a handler may write
+// through until it returns (a write through Site().Store would wait for
+// the transaction). Tx is nil when the hook fires after the commit (a
+// term written outside an API request).
 type InsertTermEvent struct {
 	hooks.Event
 	Context  context.Context
@@ -109,6 +114,7 @@ type InsertTermEvent struct {
 	Term     *store.Term
 	Request  *rest.Request
 	Creating bool
+	Tx       store.Store
 }
 
 // HookKey returns the taxonomy.
@@ -238,6 +244,45 @@ type InsertUserEvent struct {
 // HookArgs returns user data, request, creating flag.
 func (e *InsertUserEvent) HookArgs() []any { return []any{e.User, e.Request, e.Creating} }
 
+// PreInsertUserEvent is rest_pre_insert_user (a filter): User is the
+// prepared user about to be written on create and update; handlers may
+// change it, and an error stops the write and is returned to the caller.
+type PreInsertUserEvent struct {
+	hooks.Event
+	Context context.Context
+	User    *store.User
+	Request *rest.Request
+}
+
+// HookArgs returns the prepared user and the request.
+func (e *PreInsertUserEvent) HookArgs() []any { return []any{e.User, e.Request} }
+
+// PrepareUserEvent is rest_prepare_user (a filter) on the resource built
+// for a user; handlers may change it (Set, Unset, AddLink).
+type PrepareUserEvent struct {
+	hooks.Event
+	Context  context.Context
+	Response *rest.Resource
+	User     *store.User
+	Request  *rest.Request
+}
+
+// HookArgs returns response, user, request.
+func (e *PrepareUserEvent) HookArgs() []any { return []any{e.Response, e.User, e.Request} }
+
+// DeleteUserEvent is rest_delete_user (an action): a user was deleted;
+// Response is the response data, the user as it was.
+type DeleteUserEvent struct {
+	hooks.Event
+	Context  context.Context
+	User     *store.User
+	Response *rest.Resource
+	Request  *rest.Request
+}
+
+// HookArgs returns user, response data, request.
+func (e *DeleteUserEvent) HookArgs() []any { return []any{e.User, e.Response, e.Request} }
+
 // AvatarSizesEvent is rest_avatar_sizes (a filter): the avatar pixel
 // sizes, 24, 48, 96 by default.
 type AvatarSizesEvent struct {
@@ -301,6 +346,10 @@ type Hooks struct {
 	InsertUser  *hooks.Hook[*InsertUserEvent]  // rest_insert_user
 	AvatarSizes *hooks.Hook[*AvatarSizesEvent] // rest_avatar_sizes
 
+	PreInsertUser *hooks.Hook[*PreInsertUserEvent] // rest_pre_insert_user
+	PrepareUser   *hooks.Hook[*PrepareUserEvent]   // rest_prepare_user
+	DeleteUser    *hooks.Hook[*DeleteUserEvent]    // rest_delete_user
+
 	APIInit *hooks.Hook[*APIInitEvent] // rest_api_init
 	Changed *hooks.Hook[*ChangeEvent]  // folio_changed
 }
@@ -324,6 +373,9 @@ func NewHooks() *Hooks {
 		CommentTrashable: hooks.New[*CommentTrashableEvent]("rest_comment_type_trashable"),
 		InsertUser:       hooks.New[*InsertUserEvent]("rest_insert_user"),
 		AvatarSizes:      hooks.New[*AvatarSizesEvent]("rest_avatar_sizes"),
+		PreInsertUser:    hooks.New[*PreInsertUserEvent]("rest_pre_insert_user"),
+		PrepareUser:      hooks.New[*PrepareUserEvent]("rest_prepare_user"),
+		DeleteUser:       hooks.New[*DeleteUserEvent]("rest_delete_user"),
 		APIInit:          hooks.New[*APIInitEvent]("rest_api_init"),
 		Changed:          hooks.New[*ChangeEvent]("folio_changed"),
 	}
@@ -348,6 +400,9 @@ func (h *Hooks) Record(rec *hooks.Recorder) {
 	h.CommentTrashable.Record(rec)
 	h.InsertUser.Record(rec)
 	h.AvatarSizes.Record(rec)
+	h.PreInsertUser.Record(rec)
+	h.PrepareUser.Record(rec)
+	h.DeleteUser.Record(rec)
 	h.APIInit.Record(rec)
 	h.Changed.Record(rec)
 }

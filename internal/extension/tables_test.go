@@ -96,12 +96,13 @@ func TestUserHooksAndEvents(t *testing.T) {
 	e := newEnv(t, allEvents)
 	runSteps(t, e, []step{
 		{"create", "POST", "/api/svc/v2/users", map[string]any{"username": "neo", "email": "neo@example.com", "password": "pw"}, 201,
-			[]string{"folio_changed", "rest_avatar_sizes", "rest_insert_user", "rest_avatar_sizes"}, []string{"user.created"}},
+			[]string{"rest_pre_insert_user", "folio_changed", "rest_avatar_sizes", "rest_insert_user", "rest_avatar_sizes", "rest_prepare_user"}, []string{"user.created"}},
 		{"update", "PUT", "/api/svc/v2/users/6", map[string]any{"name": "Neo"}, 200,
-			[]string{"folio_changed", "rest_avatar_sizes", "rest_insert_user", "rest_avatar_sizes"}, []string{"user.updated"}},
-		{"get", "GET", "/api/svc/v2/users/6", nil, 200, []string{"rest_avatar_sizes"}, nil},
+			[]string{"rest_pre_insert_user", "folio_changed", "rest_avatar_sizes", "rest_insert_user", "rest_avatar_sizes", "rest_prepare_user"}, []string{"user.updated"}},
+		{"get", "GET", "/api/svc/v2/users/6", nil, 200, []string{"rest_avatar_sizes", "rest_prepare_user"}, nil},
+		{"list", "GET", "/api/svc/v2/users?include=6", nil, 200, []string{"rest_avatar_sizes", "rest_prepare_user"}, nil},
 		{"delete", "DELETE", "/api/svc/v2/users/6?force=true&reassign=1", nil, 200,
-			[]string{"rest_avatar_sizes", "folio_changed"}, []string{"user.deleted"}},
+			[]string{"rest_avatar_sizes", "rest_prepare_user", "folio_changed", "rest_delete_user"}, []string{"user.deleted"}},
 	})
 }
 

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"time"
 )
 
@@ -9,6 +11,9 @@ import (
 // token is stored; the token itself lives in the visitor's cookie, so a
 // copy of the database cannot be used to sign in.
 type Session struct {
+	// ID is the session's public id: random, unrelated to the token, it
+	// names the session in the interface. CreateSession sets it when empty.
+	ID string
 	// TokenHash is the hex SHA-256 of the session token.
 	TokenHash string
 	UserID    int64
@@ -26,7 +31,8 @@ type Session struct {
 // throttle password guessing. Both live in the database so that every node
 // of a cluster sees the same sessions and the same failure counts.
 type SessionStore interface {
-	// CreateSession stores s; store.ErrConflict when its token hash exists.
+	// CreateSession stores s, giving it a new ID when it has none;
+	// store.ErrConflict when its token hash or ID exists.
 	CreateSession(ctx context.Context, s *Session) error
 	// GetSession loads a session by token hash; ErrNotFound when there is
 	// none (expired sessions are returned: the caller checks Expires).
@@ -38,6 +44,10 @@ type SessionStore interface {
 	// DeleteUserSessions removes every session of a user and returns how
 	// many there were.
 	DeleteUserSessions(ctx context.Context, userID int64) (int64, error)
+	// DeleteOtherSessions removes every session of a user except the one
+	// whose token hash is keep ("" keeps none) and returns how many it
+	// removed.
+	DeleteOtherSessions(ctx context.Context, userID int64, keep string) (int64, error)
 	// TouchSession records a use of a session at at from ip.
 	TouchSession(ctx context.Context, tokenHash string, at time.Time, ip string) error
 	// DeleteExpiredSessions removes sessions that expired before t and
@@ -52,4 +62,11 @@ type SessionStore interface {
 	// ClearLoginFailures forgets the failures of key, and every failure
 	// older than before of any key.
 	ClearLoginFailures(ctx context.Context, key string, before time.Time) error
+}
+
+// NewSessionID returns a random public session id (128 bits, hex).
+func NewSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

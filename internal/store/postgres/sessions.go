@@ -16,10 +16,13 @@ import (
 
 // CreateSession stores s; store.ErrConflict when its token hash exists.
 func (o ops) CreateSession(ctx context.Context, s *store.Session) error {
+	if s.ID == "" {
+		s.ID = store.NewSessionID()
+	}
 	return o.writeTx(ctx, true, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `INSERT INTO sessions (token_hash, user_id, created, expires,
-			last_seen, ip, user_agent) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			s.TokenHash, s.UserID, pgTime(s.Created), pgTime(s.Expires), pgTime(s.LastSeen),
+		if _, err := q.exec(ctx, `INSERT INTO sessions (id, token_hash, user_id, created, expires,
+			last_seen, ip, user_agent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			s.ID, s.TokenHash, s.UserID, pgTime(s.Created), pgTime(s.Expires), pgTime(s.LastSeen),
 			s.IP, s.UserAgent); err != nil {
 			return false, conflict(err, "create session")
 		}
@@ -27,11 +30,11 @@ func (o ops) CreateSession(ctx context.Context, s *store.Session) error {
 	})
 }
 
-const sessionSelect = `SELECT token_hash, user_id, created, expires, last_seen, ip, user_agent FROM sessions`
+const sessionSelect = `SELECT id, token_hash, user_id, created, expires, last_seen, ip, user_agent FROM sessions`
 
 func scanSession(s pgx.Row) (*store.Session, error) {
 	var x store.Session
-	if err := s.Scan(&x.TokenHash, &x.UserID, &x.Created, &x.Expires, &x.LastSeen, &x.IP, &x.UserAgent); err != nil {
+	if err := s.Scan(&x.ID, &x.TokenHash, &x.UserID, &x.Created, &x.Expires, &x.LastSeen, &x.IP, &x.UserAgent); err != nil {
 		return nil, err
 	}
 	x.Created = readTime(x.Created)
@@ -89,6 +92,20 @@ func (o ops) DeleteUserSessions(ctx context.Context, userID int64) (int64, error
 		tag, err := q.exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, userID)
 		if err != nil {
 			return false, fail("delete user sessions", err)
+		}
+		n = tag.RowsAffected()
+		return false, nil
+	})
+	return n, err
+}
+
+// DeleteOtherSessions removes every session of a user but keep.
+func (o ops) DeleteOtherSessions(ctx context.Context, userID int64, keep string) (int64, error) {
+	var n int64
+	err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+		tag, err := q.exec(ctx, `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, userID, keep)
+		if err != nil {
+			return false, fail("delete other sessions", err)
 		}
 		n = tag.RowsAffected()
 		return false, nil

@@ -15,10 +15,13 @@ import (
 
 // CreateSession stores s; store.ErrConflict when its token hash exists.
 func (o ops) CreateSession(ctx context.Context, s *store.Session) error {
+	if s.ID == "" {
+		s.ID = store.NewSessionID()
+	}
 	return o.writeTx(ctx, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `INSERT INTO sessions (token_hash, user_id, created, expires,
-			last_seen, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			s.TokenHash, s.UserID, fmtTime(s.Created), fmtTime(s.Expires), fmtTime(s.LastSeen),
+		if _, err := q.exec(ctx, `INSERT INTO sessions (id, token_hash, user_id, created, expires,
+			last_seen, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.TokenHash, s.UserID, fmtTime(s.Created), fmtTime(s.Expires), fmtTime(s.LastSeen),
 			s.IP, s.UserAgent); err != nil {
 			return false, conflict(err, "create session")
 		}
@@ -26,12 +29,12 @@ func (o ops) CreateSession(ctx context.Context, s *store.Session) error {
 	})
 }
 
-const sessionSelect = `SELECT token_hash, user_id, created, expires, last_seen, ip, user_agent FROM sessions`
+const sessionSelect = `SELECT id, token_hash, user_id, created, expires, last_seen, ip, user_agent FROM sessions`
 
 func scanSession(s scanner) (*store.Session, error) {
 	var x store.Session
 	var created, expires, seen string
-	if err := s.Scan(&x.TokenHash, &x.UserID, &created, &expires, &seen, &x.IP, &x.UserAgent); err != nil {
+	if err := s.Scan(&x.ID, &x.TokenHash, &x.UserID, &created, &expires, &seen, &x.IP, &x.UserAgent); err != nil {
 		return nil, err
 	}
 	var err error
@@ -104,6 +107,23 @@ func (o ops) DeleteUserSessions(ctx context.Context, userID int64) (int64, error
 		n, err = res.RowsAffected()
 		if err != nil {
 			return false, fmt.Errorf("sqlite: delete user sessions: %w", err)
+		}
+		return false, nil
+	})
+	return n, err
+}
+
+// DeleteOtherSessions removes every session of a user but keep.
+func (o ops) DeleteOtherSessions(ctx context.Context, userID int64, keep string) (int64, error) {
+	var n int64
+	err := o.writeTx(ctx, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?`, userID, keep)
+		if err != nil {
+			return false, fmt.Errorf("sqlite: delete other sessions: %w", err)
+		}
+		n, err = res.RowsAffected()
+		if err != nil {
+			return false, fmt.Errorf("sqlite: delete other sessions: %w", err)
 		}
 		return false, nil
 	})

@@ -474,6 +474,9 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 		return s.changed(ctx, tx, Change{Kind: "comment", Action: "created", ID: c.ID, Record: c})
 	})
 	if err != nil {
+		if isAPIError(err) {
+			return nil, err
+		}
 		return nil, &Error{Code: "rest_comment_failed_create", Message: "Creating comment failed.", Status: 500}
 	}
 	return c, nil
@@ -559,6 +562,9 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 		return s.changed(ctx, tx, Change{Kind: "comment", Action: "updated", ID: c.ID, Record: &c, Old: old})
 	})
 	if err != nil {
+		if isAPIError(err) {
+			return nil, err
+		}
 		return nil, &Error{Code: "rest_comment_failed_edit", Message: "Updating comment failed.", Status: 500}
 	}
 	return &c, nil
@@ -597,4 +603,23 @@ func (s *Site) DeleteComment(ctx context.Context, c *store.Comment) error {
 // RenderComment returns content.rendered of c.
 func (s *Site) RenderComment(c *store.Comment) string {
 	return s.renders.get('m', c.ID, c.Content, "", func() string { return render.Content(c.Content) })
+}
+
+// syncPostComments keeps the comments of a post in step with its move into
+// or out of the trash, inside the writing transaction tx: when old (the
+// stored post) was not in the trash and p is, its comments become
+// post-trashed, remembering their statuses; when old was in the trash and p
+// is not, they get those statuses back. The post's comment count follows.
+func (s *Site) syncPostComments(ctx context.Context, tx store.Store, old, p *store.Post) error {
+	switch {
+	case old.Status != "trash" && p.Status == "trash":
+		if err := tx.TrashPostComments(ctx, p.ID); err != nil {
+			return fmt.Errorf("trash comments of post %d: %w", p.ID, err)
+		}
+	case old.Status == "trash" && p.Status != "trash":
+		if err := tx.UntrashPostComments(ctx, p.ID); err != nil {
+			return fmt.Errorf("untrash comments of post %d: %w", p.ID, err)
+		}
+	}
+	return nil
 }

@@ -428,6 +428,9 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 		if err := tx.UpdatePost(ctx, &p); err != nil {
 			return err
 		}
+		if err := s.syncPostComments(ctx, tx, old, &p); err != nil {
+			return err
+		}
 		if err := s.saveRevision(ctx, tx, u, old, &p); err != nil {
 			return err
 		}
@@ -517,7 +520,8 @@ func (s *Site) Trashable(pt *PostType, p *store.Post) bool {
 	return supported
 }
 
-// TrashPost moves p to the trash, remembering its status.
+// TrashPost moves p to the trash, remembering its status; its comments
+// become post-trashed in the same transaction.
 func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 	t := *p
 	t.PreTrashStatus = p.Status
@@ -527,6 +531,9 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 	t.Modified = s.LocalWallClock(now)
 	err := s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := tx.UpdatePost(ctx, &t); err != nil {
+			return err
+		}
+		if err := s.syncPostComments(ctx, tx, p, &t); err != nil {
 			return err
 		}
 		pt, _ := s.types.Get(p.Type)

@@ -135,6 +135,15 @@ type CommentStore interface {
 	DeleteComment(ctx context.Context, id int64) error
 	// DeletePostComments removes every comment of a post.
 	DeletePostComments(ctx context.Context, postID int64) error
+	// TrashPostComments marks every comment of a post that is not already
+	// post-trashed as CommentPostTrashed, remembering each one's status
+	// apart from PreTrashStatus (the trash_post_comments step of trashing
+	// a post).
+	TrashPostComments(ctx context.Context, postID int64) error
+	// UntrashPostComments gives every post-trashed comment of a post back
+	// the status TrashPostComments remembered (held when none was) and
+	// forgets the remembered statuses of the post's comments.
+	UntrashPostComments(ctx context.Context, postID int64) error
 	// CommentsWithReplies reports, in one query, which of ids have at
 	// least one reply that is approved or held.
 	CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bool, error)

@@ -345,6 +345,41 @@ func (o ops) DeletePostComments(ctx context.Context, postID int64) error {
 	})
 }
 
+// TrashPostComments marks the comments of a post post-trashed, remembering
+// each one's status in post_trash_status, and zeroes the post's count.
+func (o ops) TrashPostComments(ctx context.Context, postID int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		tag, err := q.exec(ctx, `UPDATE comments SET post_trash_status = approved, approved = $1
+			WHERE post_id = $2 AND approved <> $1`, store.CommentPostTrashed, postID)
+		if err != nil {
+			return false, fail(fmt.Sprintf("trash comments of post %d", postID), err)
+		}
+		if tag.RowsAffected() == 0 {
+			return false, nil
+		}
+		return true, recountComments(ctx, q, postID)
+	})
+}
+
+// UntrashPostComments restores the post-trashed comments of a post to the
+// status they had and recounts the post's comments.
+func (o ops) UntrashPostComments(ctx context.Context, postID int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		tag, err := q.exec(ctx, `UPDATE comments SET approved = CASE WHEN approved <> $1 THEN approved
+				WHEN post_trash_status = '' THEN $2 ELSE post_trash_status END,
+			post_trash_status = ''
+			WHERE post_id = $3 AND (approved = $1 OR post_trash_status <> '')`,
+			store.CommentPostTrashed, store.CommentHeld, postID)
+		if err != nil {
+			return false, fail(fmt.Sprintf("untrash comments of post %d", postID), err)
+		}
+		if tag.RowsAffected() == 0 {
+			return false, nil
+		}
+		return true, recountComments(ctx, q, postID)
+	})
+}
+
 // CommentsWithReplies reports which of ids have an approved or held reply.
 func (o ops) CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bool, error) {
 	out := make(map[int64]bool, len(ids))

@@ -376,6 +376,49 @@ func (o ops) DeletePostComments(ctx context.Context, postID int64) error {
 	})
 }
 
+// TrashPostComments marks the comments of a post post-trashed, remembering
+// each one's status in post_trash_status, and zeroes the post's count.
+func (o ops) TrashPostComments(ctx context.Context, postID int64) error {
+	return o.writeTx(ctx, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `UPDATE comments SET post_trash_status = approved, approved = ?
+			WHERE post_id = ? AND approved <> ?`, store.CommentPostTrashed, postID, store.CommentPostTrashed)
+		if err != nil {
+			return false, fmt.Errorf("sqlite: trash comments of post %d: %w", postID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return false, fmt.Errorf("sqlite: trash comments of post %d: %w", postID, err)
+		}
+		if n == 0 {
+			return false, nil
+		}
+		return true, recountComments(ctx, q, postID)
+	})
+}
+
+// UntrashPostComments restores the post-trashed comments of a post to the
+// status they had and recounts the post's comments.
+func (o ops) UntrashPostComments(ctx context.Context, postID int64) error {
+	return o.writeTx(ctx, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `UPDATE comments SET approved = CASE WHEN approved <> ? THEN approved
+				WHEN post_trash_status = '' THEN ? ELSE post_trash_status END,
+			post_trash_status = ''
+			WHERE post_id = ? AND (approved = ? OR post_trash_status <> '')`,
+			store.CommentPostTrashed, store.CommentHeld, postID, store.CommentPostTrashed)
+		if err != nil {
+			return false, fmt.Errorf("sqlite: untrash comments of post %d: %w", postID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return false, fmt.Errorf("sqlite: untrash comments of post %d: %w", postID, err)
+		}
+		if n == 0 {
+			return false, nil
+		}
+		return true, recountComments(ctx, q, postID)
+	})
+}
+
 // CommentsWithReplies reports which of ids have an approved or held reply.
 func (o ops) CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bool, error) {
 	out := make(map[int64]bool, len(ids))

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/media"
@@ -442,6 +443,9 @@ func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m
 		if err := tx.UpdatePost(ctx, &p); err != nil {
 			return err
 		}
+		if err := s.syncPostComments(ctx, tx, old, &p); err != nil {
+			return err
+		}
 		if m != nil || in.AltText != nil {
 			if err := tx.PutMedia(ctx, nm); err != nil {
 				return err
@@ -524,4 +528,44 @@ func (s *Site) MediaFile(ctx context.Context, u *auth.User, path string) (*store
 		return p, false, nil
 	}
 	return p, true, nil
+}
+
+// sweepBatch is how many stale reservations one sweep step handles.
+const sweepBatch = 200
+
+// SweepMediaReservations removes upload names that were reserved more
+// than olderThan ago and never attached to an attachment (the process
+// died between reserving them and storing the record) together with any
+// file written under them. Files go first and the reservations after, so
+// a failure part-way leaves reservations for the next sweep to retry. A
+// path attached meanwhile keeps its reservation. It returns how many
+// reservations were removed. Several nodes may sweep at once.
+func (s *Site) SweepMediaReservations(ctx context.Context, olderThan time.Duration) (int, error) {
+	blobs := s.Blobs()
+	if blobs == nil {
+		return 0, nil
+	}
+	cutoff := time.Now().Add(-olderThan)
+	total := 0
+	for {
+		paths, err := s.Store.StaleMediaReservations(ctx, cutoff, sweepBatch)
+		if err != nil {
+			return total, fmt.Errorf("sweep media reservations: %w", err)
+		}
+		if len(paths) == 0 {
+			return total, nil
+		}
+		for _, p := range paths {
+			if err := blobs.Delete(ctx, p); err != nil {
+				return total, fmt.Errorf("sweep media reservations: %w", err)
+			}
+		}
+		if err := s.Store.ReleaseMediaReservations(ctx, paths); err != nil {
+			return total, fmt.Errorf("sweep media reservations: %w", err)
+		}
+		total += len(paths)
+		if len(paths) < sweepBatch {
+			return total, nil
+		}
+	}
 }

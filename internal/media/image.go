@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/HugoSmits86/nativewebp"
 	"github.com/rwcarlsen/goexif/exif"
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // registers the WebP decoder
@@ -50,7 +51,8 @@ type Rendition struct {
 	Data          []byte
 }
 
-// ImageMeta is the image_meta of media_details: what the file's EXIF says.
+// ImageMeta is the image_meta of media_details: what the file's EXIF and
+// IPTC records say (IPTC taking precedence, as in the original).
 // Values are strings as the original outputs them.
 type ImageMeta struct {
 	Aperture         string   `json:"aperture"`
@@ -130,6 +132,9 @@ func (p *Processor) Process(ctx context.Context, data []byte, mt string) (*Image
 		if x, err := exif.Decode(bytes.NewReader(data)); err == nil {
 			orientation = readExif(x, &info.Meta)
 		}
+		if x, ok := ReadIPTC(data); ok {
+			applyIPTC(x, &info.Meta)
+		}
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
@@ -156,13 +161,8 @@ func (p *Processor) Process(ctx context.Context, data []byte, mt string) (*Image
 	case "image/gif":
 		outExt = "gif"
 	case "image/webp":
-		// The standard library has no WebP encoder: sizes of opaque WebP
-		// images are JPEG, of transparent ones PNG.
-		if isOpaque(img) {
-			outMime, outExt = "image/jpeg", "jpg"
-		} else {
-			outMime, outExt = "image/png", "png"
-		}
+		// Sizes stay WebP, encoded lossless by a pure-Go encoder.
+		outExt = "webp"
 	}
 	made := map[[2]int]*Rendition{}
 	for _, s := range p.sizes {
@@ -260,17 +260,12 @@ func encode(img image.Image, mt string) ([]byte, error) {
 		err = (&png.Encoder{CompressionLevel: png.DefaultCompression}).Encode(&buf, img)
 	case "image/gif":
 		err = gif.Encode(&buf, img, nil)
+	case "image/webp":
+		err = nativewebp.Encode(&buf, img, nil)
 	default:
 		err = fmt.Errorf("no encoder for %s", mt)
 	}
 	return buf.Bytes(), err
-}
-
-func isOpaque(img image.Image) bool {
-	if o, ok := img.(interface{ Opaque() bool }); ok {
-		return o.Opaque()
-	}
-	return false
 }
 
 // orient applies an EXIF orientation (1-8) to img (a generated size, so

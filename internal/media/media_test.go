@@ -171,6 +171,8 @@ func TestProcessGeneratesSizesNeverUpscaled(t *testing.T) {
 		{"png 100x100 smaller than every size", pngBytes(t, 100, 100), "image/png", 100, 100, nil, ""},
 		{"png 300x200 exactly medium", pngBytes(t, 300, 200), "image/png", 300, 200,
 			[]sizeWant{{"thumbnail", 150, 150}}, "image/png"},
+		{"webp 1200x800", webpBytes(t, 1200, 800), "image/webp", 1200, 800,
+			[]sizeWant{{"thumbnail", 150, 150}, {"medium", 300, 200}, {"medium_large", 768, 512}, {"large", 1024, 683}}, "image/webp"},
 		{"webp lossless 1x1", webpLossless, "image/webp", 1, 1, nil, ""},
 		{"webp lossy 1x1", webpLossy, "image/webp", 1, 1, nil, ""},
 	}

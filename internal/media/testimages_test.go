@@ -10,6 +10,8 @@ import (
 	"image/jpeg"
 	"image/png"
 	"testing"
+
+	"github.com/HugoSmits86/nativewebp"
 )
 
 // gradient returns a w×h image whose left half is red and right half blue,
@@ -50,6 +52,15 @@ func gifBytes(t testing.TB, w, h int) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := gif.Encode(&b, gradient(w, h), nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func webpBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := nativewebp.Encode(&b, gradient(w, h), nil); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

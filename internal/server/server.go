@@ -352,6 +352,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stopSched()
 	if s.site != nil {
 		go s.publishScheduled(schedCtx)
+		go s.sweepMediaReservations(schedCtx)
 	}
 	if s.webhooks != nil {
 		go s.webhooks.Run(schedCtx)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/folio-server/folio/internal/media"
 )
@@ -83,4 +85,32 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s|%d|%d", key, obj.Size(), obj.ModTime().UnixNano()))
 	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
 	http.ServeContent(w, r, path.Base(key), obj.ModTime(), obj)
+}
+
+// MediaSweepInterval is how often upload names left reserved by a process
+// that died mid-upload are looked for.
+const MediaSweepInterval = 15 * time.Minute
+
+// MediaReservationMaxAge is how old an unattached upload reservation must
+// be before it is swept: far longer than any upload takes.
+const MediaReservationMaxAge = time.Hour
+
+// sweepMediaReservations removes stale upload reservations and their files
+// at start and then every MediaSweepInterval until ctx ends. Several nodes
+// may run it at once.
+func (s *Server) sweepMediaReservations(ctx context.Context) {
+	t := time.NewTicker(MediaSweepInterval)
+	defer t.Stop()
+	for {
+		if n, err := s.site.SweepMediaReservations(ctx, MediaReservationMaxAge); err != nil && ctx.Err() == nil {
+			s.logger.Warn("sweeping media reservations", "err", err)
+		} else if n > 0 {
+			s.logger.Info("swept media reservations", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

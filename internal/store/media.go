@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Media is the file record of an attachment (a post of type attachment):
 // where its original file lives and what Folio learned about it on upload.
@@ -19,7 +22,11 @@ type Media struct {
 // MediaStore keeps attachment file records and the upload paths they own.
 // A path is reserved (owner 0) before its bytes are written, so two uploads
 // on any node never pick the same name, and attached to its post when the
-// record is stored.
+// record is stored. A reservation remembers when it was made (stored as
+// the negated Unix time in the owner column, so that no schema change was
+// needed; rows reserved before that carry 0 and count as made at the
+// epoch), so that reservations left behind by a process that died
+// mid-upload can be swept.
 type MediaStore interface {
 	// GetMedia loads the file records of many attachments in one query;
 	// missing ids are absent from the map.
@@ -38,4 +45,10 @@ type MediaStore interface {
 	// MediaPathOwner returns the owner of path (0 while an upload is in
 	// flight); ErrNotFound when nobody has it.
 	MediaPathOwner(ctx context.Context, path string) (int64, error)
+	// StaleMediaReservations returns up to limit paths, sorted, that are
+	// still reserved (owner 0) and were reserved before cutoff.
+	StaleMediaReservations(ctx context.Context, cutoff time.Time, limit int) ([]string, error)
+	// ReleaseMediaReservations forgets those of paths that are still
+	// reserved (owner 0); paths attached meanwhile are kept.
+	ReleaseMediaReservations(ctx context.Context, paths []string) error
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -53,7 +54,7 @@ func (o ops) ReserveMediaPaths(ctx context.Context, paths []string) error {
 	// One statement under a savepoint, so that a conflict leaves nothing
 	// behind and an outer transaction usable.
 	return o.writeTx(ctx, true, func(q querier) (bool, error) {
-		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id) SELECT p, 0 FROM unnest($1::text[]) AS p`, paths)
+		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id) SELECT p, $2 FROM unnest($1::text[]) AS p`, paths, -time.Now().Unix())
 		if err != nil {
 			return false, conflict(err, "reserve media paths")
 		}
@@ -115,7 +116,38 @@ func (o ops) MediaPathOwner(ctx context.Context, path string) (int64, error) {
 	if err != nil {
 		return 0, fail(fmt.Sprintf("media path %q", path), err)
 	}
-	return id, nil
+	return max(id, 0), nil
+}
+
+// StaleMediaReservations returns up to limit paths reserved before cutoff
+// and still unowned.
+func (o ops) StaleMediaReservations(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
+	var out []string
+	err := o.reader().query(ctx, func(rows pgx.Rows) error {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return err
+		}
+		out = append(out, p)
+		return nil
+	}, `SELECT path FROM media_files WHERE post_id <= 0 AND post_id > $1 ORDER BY path LIMIT $2`, -cutoff.Unix(), limit)
+	if err != nil {
+		return nil, fail("stale media reservations", err)
+	}
+	return out, nil
+}
+
+// ReleaseMediaReservations forgets those of paths still unowned.
+func (o ops) ReleaseMediaReservations(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if _, err := q.exec(ctx, `DELETE FROM media_files WHERE post_id <= 0 AND path = ANY($1::text[])`, paths); err != nil {
+			return false, fail("release media reservations", err)
+		}
+		return true, nil
+	})
 }
 
 // parentVisibilityCond adds q.ParentVisibility: a row of status inherit

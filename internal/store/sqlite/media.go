@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/folio-server/folio/internal/store"
 )
@@ -57,7 +58,7 @@ func (o ops) ReserveMediaPaths(ctx context.Context, paths []string) error {
 	return o.writeTx(ctx, func(q querier) (bool, error) {
 		// One statement, so that a conflict leaves nothing behind even
 		// inside an outer transaction.
-		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id) SELECT value, 0 FROM json_each(?)`, jsonList(paths))
+		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id) SELECT value, ? FROM json_each(?)`, -time.Now().Unix(), jsonList(paths))
 		if err != nil {
 			return false, conflict(err, "reserve media paths")
 		}
@@ -125,7 +126,44 @@ func (o ops) MediaPathOwner(ctx context.Context, path string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: media path %q: %w", path, err)
 	}
-	return id, nil
+	return max(id, 0), nil
+}
+
+// StaleMediaReservations returns up to limit paths reserved before cutoff
+// and still unowned.
+func (o ops) StaleMediaReservations(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
+	rows, err := o.reader().query(ctx, `SELECT path FROM media_files WHERE post_id <= 0 AND post_id > ?
+		ORDER BY path LIMIT ?`, -cutoff.Unix(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: stale media reservations: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("sqlite: stale media reservations: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: stale media reservations: %w", err)
+	}
+	return out, nil
+}
+
+// ReleaseMediaReservations forgets those of paths still unowned.
+func (o ops) ReleaseMediaReservations(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	return o.writeTx(ctx, func(q querier) (bool, error) {
+		_, err := q.exec(ctx, `DELETE FROM media_files WHERE post_id <= 0 AND path IN (SELECT value FROM json_each(?))`, jsonList(paths))
+		if err != nil {
+			return false, fmt.Errorf("sqlite: release media reservations: %w", err)
+		}
+		return true, nil
+	})
 }
 
 // parentVisibilityCond adds q.ParentVisibility: a row of status inherit

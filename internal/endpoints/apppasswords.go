@@ -38,8 +38,8 @@ func (c *appPasswordsController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, appPasswordsUser, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.list, Permission: c.permission("rest_cannot_list_application_passwords", "Sorry, you are not allowed to list application passwords for this user."), Args: []*rest.Arg{contextArg("view")}},
-			{Methods: rest.Creatable, Handler: c.create, Permission: c.permission("rest_cannot_create_application_passwords", "Sorry, you are not allowed to create application passwords for this user."), Args: []*rest.Arg{
+			{Methods: rest.Readable, Handler: c.list, Permission: editPathUser(c.site, "rest_cannot_list_application_passwords", "Sorry, you are not allowed to list application passwords for this user."), Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Creatable, Handler: c.create, Permission: editPathUser(c.site, "rest_cannot_create_application_passwords", "Sorry, you are not allowed to create application passwords for this user."), Args: []*rest.Arg{
 				{Name: "name", Description: "The name of the application password.", Type: "string", Required: true},
 			}},
 		},
@@ -47,50 +47,14 @@ func (c *appPasswordsController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, appPasswordsUser+`/(?P<uuid>[\w-]+)`, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.get, Permission: c.permission("rest_cannot_read_application_password", "Sorry, you are not allowed to read this application password."), Args: []*rest.Arg{contextArg("view")}},
-			{Methods: rest.Deletable, Handler: c.delete, Permission: c.permission("rest_cannot_delete_application_password", "Sorry, you are not allowed to delete this application password.")},
+			{Methods: rest.Readable, Handler: c.get, Permission: editPathUser(c.site, "rest_cannot_read_application_password", "Sorry, you are not allowed to read this application password."), Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Deletable, Handler: c.delete, Permission: editPathUser(c.site, "rest_cannot_delete_application_password", "Sorry, you are not allowed to delete this application password.")},
 		},
 	})
 }
 
-// target resolves the user_id capture ("me" is the caller). It returns an
-// error response for anonymous "me" and unknown users.
-func (c *appPasswordsController) target(r *rest.Request) (*store.User, error) {
-	raw := r.URLParams["user_id"]
-	if raw == "me" {
-		if r.User == nil || r.User.Record() == nil {
-			return nil, rest.NewError("rest_not_logged_in", 401, "You are not currently logged in.")
-		}
-		return r.User.Record(), nil
-	}
-	id, _ := strconv.ParseInt(raw, 10, 64)
-	u, ok, err := c.site.GetUser(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errUserInvalidID(404)
-	}
-	return u, nil
-}
-
-// permission returns the check shared by every endpoint: edit_user on the
-// target user (yourself always; others need edit_users).
-func (c *appPasswordsController) permission(code, msg string) func(r *rest.Request) error {
-	return func(r *rest.Request) error {
-		u, err := c.target(r)
-		if err != nil {
-			return err
-		}
-		if r.User == nil || !c.site.Can(r.Context(), r.User, "edit_user", u.ID) {
-			return rest.AuthError(r, code, msg)
-		}
-		return nil
-	}
-}
-
 func (c *appPasswordsController) list(r *rest.Request) (*rest.Response, error) {
-	u, err := c.target(r)
+	u, err := pathUser(r, c.site)
 	if err != nil {
 		return nil, err
 	}
@@ -107,21 +71,14 @@ func (c *appPasswordsController) list(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *appPasswordsController) find(r *rest.Request) (*store.AppPassword, error) {
-	u, err := c.target(r)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := c.site.ListAppPasswords(r.Context(), u.ID)
-	if err != nil {
-		return nil, err
-	}
 	want := r.URLParams["uuid"]
-	for _, p := range ps {
-		if p.UUID == want {
-			return p, nil
-		}
-	}
-	return nil, rest.NewError("rest_application_password_not_found", 404, "Application password not found.")
+	return findPathUserItem(r, c.site, c.site.ListAppPasswords,
+		func(p *store.AppPassword) bool { return p.UUID == want }, errAppPasswordNotFound)
+}
+
+// errAppPasswordNotFound is the 404 error of an unknown application password.
+func errAppPasswordNotFound() error {
+	return rest.NewError("rest_application_password_not_found", 404, "Application password not found.")
 }
 
 func (c *appPasswordsController) get(r *rest.Request) (*rest.Response, error) {
@@ -133,7 +90,7 @@ func (c *appPasswordsController) get(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *appPasswordsController) create(r *rest.Request) (*rest.Response, error) {
-	u, err := c.target(r)
+	u, err := pathUser(r, c.site)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +114,7 @@ func (c *appPasswordsController) delete(r *rest.Request) (*rest.Response, error)
 		return nil, err
 	}
 	if !ok {
-		return nil, rest.NewError("rest_application_password_not_found", 404, "Application password not found.")
+		return nil, errAppPasswordNotFound()
 	}
 	return rest.NewResponse(200, res), nil
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/render"
@@ -20,12 +19,10 @@ type commentsController struct {
 	site  *content.Site
 	names rest.Names
 	base  string // "svc/v2/comments"
-	// write is the schema the write arguments were made from; mu guards
+	// write is the schema the write arguments were made from; items is
 	// the cached item schema, which follows the avatar sizes.
-	write  *schema.Object
-	mu     sync.Mutex
-	schema *schema.Object
-	sizes  []int
+	write *schema.Object
+	items avatarSchema
 }
 
 func newCommentsController(site *content.Site, names rest.Names) *commentsController {
@@ -37,13 +34,7 @@ func newCommentsController(site *content.Site, names rest.Names) *commentsContro
 // itemSchema returns the item schema for the current avatar sizes, and
 // those sizes.
 func (c *commentsController) itemSchema() (*schema.Object, []int) {
-	sizes := c.site.AvatarSizes()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.schema == nil || !slices.Equal(sizes, c.sizes) {
-		c.schema, c.sizes = commentSchema(sizes), sizes
-	}
-	return c.schema, c.sizes
+	return c.items.get(c.site.AvatarSizes(), commentSchema)
 }
 
 func (c *commentsController) register(rs *rest.Server, ns string) {
@@ -169,54 +160,19 @@ func (c *commentsController) load(r *rest.Request) (*store.Comment, error) {
 	if id <= 0 {
 		return nil, nil
 	}
-	cache := r.Cache()
-	if v, ok := cache[commentKey(id)]; ok {
-		cm, _ := v.(*store.Comment)
-		return cm, nil
-	}
-	cm, ok, err := c.site.GetComment(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		cm = nil
-	}
-	cache[commentKey(id)] = cm
-	return cm, nil
+	return cachedLoad[commentKey](r, id, c.site.GetComment)
 }
 
 // prefetch batch-loads the comments of many embedded item requests (the
 // in-reply-to links of a page of comments).
 func (c *commentsController) prefetch(reqs []*rest.Request) {
-	if len(reqs) == 0 {
-		return
-	}
-	cache := reqs[0].Cache()
-	var ids []int64
-	for _, r := range reqs {
-		if id := r.Int("id"); id > 0 {
-			if _, ok := cache[commentKey(id)]; !ok {
-				ids = append(ids, id)
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	got, err := c.site.Store.GetComments(reqs[0].Context(), ids)
-	if err != nil {
-		return // each request loads its own comment and reports the error
-	}
 	var postIDs []int64
-	for _, id := range ids {
-		if cm, ok := got[id]; ok {
-			cache[commentKey(id)] = cm
-			postIDs = append(postIDs, cm.PostID)
-		} else {
-			cache[commentKey(id)] = (*store.Comment)(nil)
-		}
+	for _, cm := range prefetchByID[commentKey](reqs, c.site.Store.GetComments) {
+		postIDs = append(postIDs, cm.PostID)
 	}
-	_, _ = c.posts(reqs[0], postIDs)
+	if len(postIDs) > 0 {
+		_, _ = c.posts(reqs[0], postIDs)
+	}
 }
 
 // posts loads the posts with the given ids (0 skipped) through the request
@@ -353,14 +309,8 @@ func (c *commentsController) createPermission(r *rest.Request) error {
 		Post:        r.Int("post"),
 		Password:    r.String("password"),
 	}
-	if r.Has("author") {
-		a := r.Int("author")
-		in.Author = &a
-	}
-	if r.Has("karma") {
-		k := r.Int("karma")
-		in.Karma = &k
-	}
+	in.Author = optInt(r, "author")
+	in.Karma = optInt(r, "karma")
 	if err := c.site.CheckCreateComment(r.Context(), r.User, in); err != nil {
 		return apiError(r, err)
 	}
@@ -433,41 +383,17 @@ func (c *commentsController) input(r *rest.Request) (content.CommentInput, error
 	if in.Content, err = textField(r, "content", false); err != nil {
 		return in, err
 	}
-	str := func(name string) *string {
-		if !r.Has(name) {
-			return nil
-		}
-		s := r.String(name)
-		return &s
-	}
-	num := func(name string) *int64 {
-		if !r.Has(name) {
-			return nil
-		}
-		n := r.Int(name)
-		return &n
-	}
-	in.Post = num("post")
-	in.Parent = num("parent")
-	in.Author = num("author")
-	in.Karma = num("karma")
-	in.AuthorName = str("author_name")
-	in.AuthorEmail = str("author_email")
-	in.AuthorURL = str("author_url")
-	in.Type = str("type")
-	in.Status = str("status")
-	if s := r.String("date"); s != "" {
-		t, ok := content.ParseDate(s, false)
-		if !ok {
-			return in, invalidDate("date")
-		}
-		in.Date = &t
-	} else if s := r.String("date_gmt"); s != "" {
-		t, ok := content.ParseDate(s, true)
-		if !ok {
-			return in, invalidDate("date_gmt")
-		}
-		in.DateGMT = &t
+	in.Post = optInt(r, "post")
+	in.Parent = optInt(r, "parent")
+	in.Author = optInt(r, "author")
+	in.Karma = optInt(r, "karma")
+	in.AuthorName = optString(r, "author_name")
+	in.AuthorEmail = optString(r, "author_email")
+	in.AuthorURL = optString(r, "author_url")
+	in.Type = optString(r, "type")
+	in.Status = optString(r, "status")
+	if in.Date, in.DateGMT, err = dateFields(r); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -612,11 +538,7 @@ func typeQuery(t string) []string {
 // query turns the collection parameters into a store query (before the
 // rest_comment_query hook) and returns it with the page and page size.
 func (c *commentsController) query(r *rest.Request) (store.CommentQuery, int, int, error) {
-	page := max(int(r.Int("page")), 1)
-	perPage := int(r.Int("per_page"))
-	if perPage < 1 {
-		perPage = 10
-	}
+	page, perPage := pageArgs(r)
 	postIDs := r.IDs("post")
 	var unlocked []int64
 	if len(postIDs) == 1 && r.Has("password") {
@@ -645,27 +567,9 @@ func (c *commentsController) query(r *rest.Request) (store.CommentQuery, int, in
 		Order:         r.String("order"),
 		Limit:         perPage,
 	}
-	if r.Has("karma") {
-		k := r.Int("karma")
-		q.Karma = &k
-	}
-	if s := r.String("after"); s != "" {
-		if t, ok := content.ParseDate(s, false); ok {
-			local := c.site.LocalWallClock(t)
-			q.After = &local
-		}
-	}
-	if s := r.String("before"); s != "" {
-		if t, ok := content.ParseDate(s, false); ok {
-			local := c.site.LocalWallClock(t)
-			q.Before = &local
-		}
-	}
-	if r.Has("offset") {
-		q.Offset = int(r.Int("offset"))
-	} else {
-		q.Offset = (page - 1) * perPage
-	}
+	q.Karma = optInt(r, "karma")
+	q.After, q.Before = dateRange(c.site, r)
+	q.Offset = pageOffset(r, page, perPage)
 	return q, page, perPage, nil
 }
 

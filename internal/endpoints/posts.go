@@ -192,20 +192,7 @@ func (c *postsController) validateStatusParam(r *rest.Request, _ string, v any) 
 type postKey int64
 
 func (c *postsController) load(r *rest.Request, id int64) (*store.Post, error) {
-	cache := r.Cache()
-	if v, ok := cache[postKey(id)]; ok {
-		p, _ := v.(*store.Post)
-		return p, nil
-	}
-	p, ok, err := c.site.GetPost(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		p = nil
-	}
-	cache[postKey(id)] = p
-	return p, nil
+	return cachedLoad[postKey](r, id, c.site.GetPost)
 }
 
 // loadOwn loads the post named by the request's id when it is of this
@@ -224,31 +211,7 @@ func (c *postsController) loadOwn(r *rest.Request) (*store.Post, error) {
 
 // prefetch batch-loads the posts of many embedded item requests at once.
 func (c *postsController) prefetch(reqs []*rest.Request) {
-	if len(reqs) == 0 {
-		return
-	}
-	cache := reqs[0].Cache()
-	var ids []int64
-	for _, r := range reqs {
-		id := r.Int("id")
-		if _, ok := cache[postKey(id)]; !ok && id > 0 {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	got, err := c.site.Store.GetPosts(reqs[0].Context(), ids)
-	if err != nil {
-		return // each request loads its own post and reports the error
-	}
-	for _, id := range ids {
-		if p, ok := got[id]; ok {
-			cache[postKey(id)] = p
-		} else {
-			cache[postKey(id)] = (*store.Post)(nil)
-		}
-	}
+	prefetchByID[postKey](reqs, c.site.Store.GetPosts)
 }
 
 func errInvalidID(status int) error {
@@ -486,56 +449,26 @@ func (c *postsController) input(r *rest.Request) (content.PostInput, error) {
 	if in.Excerpt, err = textField(r, "excerpt", false); err != nil {
 		return in, err
 	}
-	str := func(name string) *string {
-		if !r.Has(name) {
-			return nil
-		}
-		s := r.String(name)
-		return &s
-	}
-	num := func(name string) *int64 {
-		if !r.Has(name) {
-			return nil
-		}
-		n := r.Int(name)
-		return &n
-	}
-	in.Slug = str("slug")
-	in.Status = str("status")
-	in.Password = str("password")
-	in.CommentStatus = str("comment_status")
-	in.PingStatus = str("ping_status")
-	in.Format = str("format")
-	in.Template = str("template")
-	in.Author = num("author")
-	in.Parent = num("parent")
-	in.MenuOrder = num("menu_order")
-	in.FeaturedMedia = num("featured_media")
+	in.Slug = optString(r, "slug")
+	in.Status = optString(r, "status")
+	in.Password = optString(r, "password")
+	in.CommentStatus = optString(r, "comment_status")
+	in.PingStatus = optString(r, "ping_status")
+	in.Format = optString(r, "format")
+	in.Template = optString(r, "template")
+	in.Author = optInt(r, "author")
+	in.Parent = optInt(r, "parent")
+	in.MenuOrder = optInt(r, "menu_order")
+	in.FeaturedMedia = optInt(r, "featured_media")
 	in.Terms = c.termInput(r)
 	if r.Has("sticky") {
 		b := r.Bool("sticky")
 		in.Sticky = &b
 	}
-	// `date` wins over `date_gmt` when both are given; an empty value
-	// counts as not given.
-	if s := r.String("date"); s != "" {
-		t, ok := content.ParseDate(s, false)
-		if !ok {
-			return in, invalidDate("date")
-		}
-		in.Date = &t
-	} else if s := r.String("date_gmt"); s != "" {
-		t, ok := content.ParseDate(s, true)
-		if !ok {
-			return in, invalidDate("date_gmt")
-		}
-		in.DateGMT = &t
+	if in.Date, in.DateGMT, err = dateFields(r); err != nil {
+		return in, err
 	}
 	return in, nil
-}
-
-func invalidDate(name string) error {
-	return invalidParam(name, "The date you provided is invalid.")
 }
 
 // ---- collection ----
@@ -565,14 +498,7 @@ func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 // query turns the collection parameters (and the whitelisted `filter[]`
 // vars, decisions #11) into a store query.
 func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
-	page := int(r.Int("page"))
-	perPage := int(r.Int("per_page"))
-	if page < 1 {
-		page = 1
-	}
-	if perPage < 1 {
-		perPage = 10
-	}
+	page, perPage := pageArgs(r)
 	q := store.PostQuery{
 		Types:         []string{c.pt.Name},
 		Search:        render.PlainText(r.String("search")),
@@ -597,24 +523,11 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 	if s := r.String("slug"); s != "" {
 		q.Slugs = []string{render.Slug(s)}
 	}
-	if s := r.String("after"); s != "" {
-		if t, ok := content.ParseDate(s, false); ok {
-			local := c.site.LocalWallClock(t)
-			q.After = &local
-		}
-	}
-	if s := r.String("before"); s != "" {
-		if t, ok := content.ParseDate(s, false); ok {
-			local := c.site.LocalWallClock(t)
-			q.Before = &local
-		}
-	}
+	q.After, q.Before = dateRange(c.site, r)
 	q.Statuses = c.statuses(r.String("status"))
 	c.addTermFilters(r, &q)
 
 	canEdit := r.User.HasCap(c.pt.Caps.EditPosts)
-	offsetSet := r.Has("offset")
-	offset := int(r.Int("offset"))
 	for key, val := range filterVars(r) {
 		switch key {
 		case "year":
@@ -666,11 +579,7 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 		q.Order = "desc"
 	}
 	q.Limit = perPage
-	if offsetSet {
-		q.Offset = offset
-	} else {
-		q.Offset = (page - 1) * perPage
-	}
+	q.Offset = pageOffset(r, page, perPage)
 	return q, page, perPage
 }
 

@@ -42,54 +42,17 @@ func (c *sessionsController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, sessionsUser, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.list, Permission: c.permission("rest_cannot_list_sessions", "Sorry, you are not allowed to list sessions for this user."), Args: []*rest.Arg{contextArg("view")}},
-			{Methods: rest.Deletable, Handler: c.deleteOthers, Permission: c.permission("rest_cannot_delete_sessions", "Sorry, you are not allowed to end sessions for this user.")},
+			{Methods: rest.Readable, Handler: c.list, Permission: editPathUser(c.site, "rest_cannot_list_sessions", "Sorry, you are not allowed to list sessions for this user."), Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Deletable, Handler: c.deleteOthers, Permission: editPathUser(c.site, "rest_cannot_delete_sessions", "Sorry, you are not allowed to end sessions for this user.")},
 		},
 	})
 	rs.Register(ns, sessionsUser+`/(?P<session_id>[\da-f]+)`, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.get, Permission: c.permission("rest_cannot_read_session", "Sorry, you are not allowed to read this session."), Args: []*rest.Arg{contextArg("view")}},
-			{Methods: rest.Deletable, Handler: c.delete, Permission: c.permission("rest_cannot_delete_session", "Sorry, you are not allowed to end this session.")},
+			{Methods: rest.Readable, Handler: c.get, Permission: editPathUser(c.site, "rest_cannot_read_session", "Sorry, you are not allowed to read this session."), Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Deletable, Handler: c.delete, Permission: editPathUser(c.site, "rest_cannot_delete_session", "Sorry, you are not allowed to end this session.")},
 		},
 	})
-}
-
-// target resolves the user_id capture ("me" is the caller), with the same
-// errors as the application-password routes: 401 rest_not_logged_in for
-// an anonymous "me", 404 rest_user_invalid_id for an unknown user.
-func (c *sessionsController) target(r *rest.Request) (*store.User, error) {
-	raw := r.URLParams["user_id"]
-	if raw == "me" {
-		if r.User == nil || r.User.Record() == nil {
-			return nil, rest.NewError("rest_not_logged_in", 401, "You are not currently logged in.")
-		}
-		return r.User.Record(), nil
-	}
-	id, _ := strconv.ParseInt(raw, 10, 64)
-	u, ok, err := c.site.GetUser(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errUserInvalidID(404)
-	}
-	return u, nil
-}
-
-// permission returns the check shared by every endpoint: edit_user on the
-// target user (yourself always; others need edit_users).
-func (c *sessionsController) permission(code, msg string) func(r *rest.Request) error {
-	return func(r *rest.Request) error {
-		u, err := c.target(r)
-		if err != nil {
-			return err
-		}
-		if r.User == nil || !c.site.Can(r.Context(), r.User, "edit_user", u.ID) {
-			return rest.AuthError(r, code, msg)
-		}
-		return nil
-	}
 }
 
 // current returns the token hash of the caller's own session when the
@@ -102,7 +65,7 @@ func (c *sessionsController) current(r *rest.Request, userID int64) string {
 }
 
 func (c *sessionsController) list(r *rest.Request) (*rest.Response, error) {
-	u, err := c.target(r)
+	u, err := pathUser(r, c.site)
 	if err != nil {
 		return nil, err
 	}
@@ -121,21 +84,14 @@ func (c *sessionsController) list(r *rest.Request) (*rest.Response, error) {
 // find returns the session named by the session_id capture among the
 // target user's sessions.
 func (c *sessionsController) find(r *rest.Request) (*store.Session, error) {
-	u, err := c.target(r)
-	if err != nil {
-		return nil, err
-	}
-	ss, err := c.site.ListSessions(r.Context(), u.ID)
-	if err != nil {
-		return nil, err
-	}
 	want := r.URLParams["session_id"]
-	for _, s := range ss {
-		if s.ID == want {
-			return s, nil
-		}
-	}
-	return nil, rest.NewError("rest_session_not_found", 404, "Session not found.")
+	return findPathUserItem(r, c.site, c.site.ListSessions,
+		func(s *store.Session) bool { return s.ID == want }, errSessionNotFound)
+}
+
+// errSessionNotFound is the 404 error of an unknown session.
+func errSessionNotFound() error {
+	return rest.NewError("rest_session_not_found", 404, "Session not found.")
 }
 
 func (c *sessionsController) get(r *rest.Request) (*rest.Response, error) {
@@ -157,7 +113,7 @@ func (c *sessionsController) delete(r *rest.Request) (*rest.Response, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, rest.NewError("rest_session_not_found", 404, "Session not found.")
+		return nil, errSessionNotFound()
 	}
 	return rest.NewResponse(200, res), nil
 }
@@ -165,7 +121,7 @@ func (c *sessionsController) delete(r *rest.Request) (*rest.Response, error) {
 // deleteOthers ends every session of the target user except the caller's
 // current one, and answers {"deleted": true, "count": n}.
 func (c *sessionsController) deleteOthers(r *rest.Request) (*rest.Response, error) {
-	u, err := c.target(r)
+	u, err := pathUser(r, c.site)
 	if err != nil {
 		return nil, err
 	}

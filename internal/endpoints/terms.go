@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -110,22 +111,12 @@ type postTermsKey struct {
 type termAncestorsKey struct{}
 
 func (c *termsController) loadTerm(r *rest.Request, id int64) (*store.Term, error) {
-	cache := r.Cache()
-	if v, ok := cache[termKey(id)]; ok {
-		t, _ := v.(*store.Term)
-		if t != nil && t.Taxonomy != c.tax.Name {
-			return nil, nil
-		}
-		return t, nil
-	}
-	t, ok, err := c.site.GetTerm(r.Context(), c.tax, id)
-	if err != nil {
+	t, err := cachedLoad[termKey](r, id, func(ctx context.Context, id int64) (*store.Term, bool, error) {
+		return c.site.GetTerm(ctx, c.tax, id)
+	})
+	if err != nil || t == nil || t.Taxonomy != c.tax.Name {
 		return nil, err
 	}
-	if !ok {
-		t = nil
-	}
-	cache[termKey(id)] = t
 	return t, nil
 }
 
@@ -141,51 +132,13 @@ func (c *termsController) loadOwn(r *rest.Request) (*store.Term, error) {
 
 // loadPost loads a post through the posts controllers' request cache.
 func loadPost(r *rest.Request, site *content.Site, id int64) (*store.Post, error) {
-	cache := r.Cache()
-	if v, ok := cache[postKey(id)]; ok {
-		p, _ := v.(*store.Post)
-		return p, nil
-	}
-	p, ok, err := site.GetPost(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		p = nil
-	}
-	cache[postKey(id)] = p
-	return p, nil
+	return cachedLoad[postKey](r, id, site.GetPost)
 }
 
 // prefetchTerms batch-loads the terms of many embedded item requests
 // (the `up` links of a page of terms).
 func (c *termsController) prefetchTerms(reqs []*rest.Request) {
-	if len(reqs) == 0 {
-		return
-	}
-	cache := reqs[0].Cache()
-	var ids []int64
-	for _, r := range reqs {
-		if id := r.Int("id"); id > 0 {
-			if _, ok := cache[termKey(id)]; !ok {
-				ids = append(ids, id)
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	got, err := c.site.Store.GetTerms(reqs[0].Context(), ids)
-	if err != nil {
-		return // each request loads its own term and reports the error
-	}
-	for _, id := range ids {
-		if t, ok := got[id]; ok {
-			cache[termKey(id)] = t
-		} else {
-			cache[termKey(id)] = (*store.Term)(nil)
-		}
-	}
+	prefetchByID[termKey](reqs, c.site.Store.GetTerms)
 }
 
 // prefetchPosts batch-loads, for many embedded `?post=<id>` requests (the
@@ -271,20 +224,17 @@ func errTermNotFound() error {
 }
 
 func (c *termsController) updatePermission(r *rest.Request) error {
-	t, err := c.loadOwn(r)
-	if err != nil {
-		return err
-	}
-	if t == nil {
-		return errTermNotFound()
-	}
-	if !r.User.HasCap(c.tax.Caps.EditTerms) {
-		return rest.AuthError(r, "rest_cannot_update", "Sorry, you cannot update resource.")
-	}
-	return nil
+	return c.termCapPermission(r, c.tax.Caps.EditTerms, "rest_cannot_update", "Sorry, you cannot update resource.")
 }
 
 func (c *termsController) deletePermission(r *rest.Request) error {
+	return c.termCapPermission(r, c.tax.Caps.DeleteTerms, "rest_cannot_delete", "Sorry, you cannot delete resource.")
+}
+
+// termCapPermission checks that the request's term exists in this
+// taxonomy (404 rest_term_invalid otherwise) and that the caller has
+// capability cap (else code and msg).
+func (c *termsController) termCapPermission(r *rest.Request, cap, code, msg string) error {
 	t, err := c.loadOwn(r)
 	if err != nil {
 		return err
@@ -292,8 +242,8 @@ func (c *termsController) deletePermission(r *rest.Request) error {
 	if t == nil {
 		return errTermNotFound()
 	}
-	if !r.User.HasCap(c.tax.Caps.DeleteTerms) {
-		return rest.AuthError(r, "rest_cannot_delete", "Sorry, you cannot delete resource.")
+	if !r.User.HasCap(cap) {
+		return rest.AuthError(r, code, msg)
 	}
 	return nil
 }
@@ -301,14 +251,7 @@ func (c *termsController) deletePermission(r *rest.Request) error {
 // ---- handlers ----
 
 func (c *termsController) list(r *rest.Request) (*rest.Response, error) {
-	perPage := int(r.Int("per_page"))
-	if perPage < 1 {
-		perPage = 10
-	}
-	page := int(r.Int("page"))
-	if page < 1 {
-		page = 1
-	}
+	page, perPage := pageArgs(r)
 	offset := (page - 1) * perPage
 	if o := int(r.Int("offset")); o > 0 {
 		offset = o
@@ -399,20 +342,10 @@ func (c *termsController) get(r *rest.Request) (*rest.Response, error) {
 // input is prepare-for-database: the request's fields as a domain input.
 func (c *termsController) input(r *rest.Request) content.TermInput {
 	var in content.TermInput
-	str := func(name string) *string {
-		if !r.Has(name) {
-			return nil
-		}
-		s := r.String(name)
-		return &s
-	}
-	in.Name = str("name")
-	in.Slug = str("slug")
-	in.Description = str("description")
-	if r.Has("parent") {
-		p := r.Int("parent")
-		in.Parent = &p
-	}
+	in.Name = optString(r, "name")
+	in.Slug = optString(r, "slug")
+	in.Description = optString(r, "description")
+	in.Parent = optInt(r, "parent")
 	return in
 }
 

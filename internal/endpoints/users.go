@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/content"
@@ -23,12 +22,10 @@ type usersController struct {
 	names rest.Names
 	base  string // "svc/v2/users"
 	// write is the schema the write arguments were made from (at
-	// registration); mu guards the cached item schema, which follows the
+	// registration); items is the cached item schema, which follows the
 	// avatar sizes (rest_avatar_sizes may change after registration).
-	write  *schema.Object
-	mu     sync.Mutex
-	schema *schema.Object
-	sizes  []int
+	write *schema.Object
+	items avatarSchema
 }
 
 func newUsersController(site *content.Site, names rest.Names) *usersController {
@@ -40,13 +37,7 @@ func newUsersController(site *content.Site, names rest.Names) *usersController {
 // itemSchema returns the item schema for the current avatar sizes, and
 // those sizes.
 func (c *usersController) itemSchema() (*schema.Object, []int) {
-	sizes := c.site.AvatarSizes()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.schema == nil || !slices.Equal(sizes, c.sizes) {
-		c.schema, c.sizes = userSchema(sizes), sizes
-	}
-	return c.schema, c.sizes
+	return c.items.get(c.site.AvatarSizes(), userSchema)
 }
 
 func (c *usersController) register(rs *rest.Server, ns string) {
@@ -184,20 +175,7 @@ type (
 )
 
 func (c *usersController) load(r *rest.Request, id int64) (*store.User, error) {
-	cache := r.Cache()
-	if v, ok := cache[userKey(id)]; ok {
-		u, _ := v.(*store.User)
-		return u, nil
-	}
-	u, ok, err := c.site.GetUser(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		u = nil
-	}
-	cache[userKey(id)] = u
-	return u, nil
+	return cachedLoad[userKey](r, id, c.site.GetUser)
 }
 
 // prefetch batch-loads the users of many embedded requests (post authors,
@@ -317,11 +295,7 @@ func (c *usersController) deletePermission(r *rest.Request) error {
 // ---- handlers ----
 
 func (c *usersController) list(r *rest.Request) (*rest.Response, error) {
-	perPage := int(r.Int("per_page"))
-	if perPage < 1 {
-		perPage = 10
-	}
-	page := max(int(r.Int("page")), 1)
+	page, perPage := pageArgs(r)
 	offset := (page - 1) * perPage
 	if r.Has("offset") && r.Int("offset") > 0 {
 		offset = int(r.Int("offset"))
@@ -374,7 +348,7 @@ func (c *usersController) get(r *rest.Request) (*rest.Response, error) {
 // me answers /users/me with the current user (decisions #7).
 func (c *usersController) me(r *rest.Request) (*rest.Response, error) {
 	if r.User == nil || r.User.Record() == nil {
-		return nil, rest.NewError("rest_not_logged_in", 401, "You are not currently logged in.")
+		return nil, errNotLoggedIn()
 	}
 	return rest.NewResponse(200, c.prepare(r, r.User.Record(), requestContext(r))), nil
 }
@@ -446,24 +420,17 @@ func (c *usersController) delete(r *rest.Request) (*rest.Response, error) {
 
 // input is prepare-for-database: the request's fields as a domain input.
 func (c *usersController) input(r *rest.Request) content.UserInput {
-	str := func(name string) *string {
-		if !r.Has(name) {
-			return nil
-		}
-		s := r.String(name)
-		return &s
-	}
 	in := content.UserInput{
-		Username:    str("username"),
-		Email:       str("email"),
-		Password:    str("password"),
-		Name:        str("name"),
-		FirstName:   str("first_name"),
-		LastName:    str("last_name"),
-		Nickname:    str("nickname"),
-		Slug:        str("slug"),
-		Description: str("description"),
-		URL:         str("url"),
+		Username:    optString(r, "username"),
+		Email:       optString(r, "email"),
+		Password:    optString(r, "password"),
+		Name:        optString(r, "name"),
+		FirstName:   optString(r, "first_name"),
+		LastName:    optString(r, "last_name"),
+		Nickname:    optString(r, "nickname"),
+		Slug:        optString(r, "slug"),
+		Description: optString(r, "description"),
+		URL:         optString(r, "url"),
 	}
 	if r.Has("roles") {
 		in.RolesSet = true

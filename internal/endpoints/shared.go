@@ -1,0 +1,237 @@
+package endpoints
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/schema"
+	"github.com/folio-server/folio/internal/store"
+)
+
+// cachedLoad returns the record with the given id from the request-scoped
+// cache (shared with embedded sub-requests) under key K(id), or loads it
+// with get and caches it; a missing record is cached and returned as nil.
+func cachedLoad[K ~int64, T any](r *rest.Request, id int64, get func(context.Context, int64) (*T, bool, error)) (*T, error) {
+	cache := r.Cache()
+	if v, ok := cache[K(id)]; ok {
+		x, _ := v.(*T)
+		return x, nil
+	}
+	x, ok, err := get(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		x = nil
+	}
+	cache[K(id)] = x
+	return x, nil
+}
+
+// prefetchByID batch-loads, with one call of get, the records named by the
+// positive `id` parameters of reqs that are not yet in the shared request
+// cache, and caches each under K(id) (nil for a missing one). It returns
+// the records found, in the order of their ids; nothing when every record
+// was cached or get failed (each request then loads its own record and
+// reports the error).
+func prefetchByID[K ~int64, T any](reqs []*rest.Request, get func(context.Context, []int64) (map[int64]*T, error)) []*T {
+	if len(reqs) == 0 {
+		return nil
+	}
+	cache := reqs[0].Cache()
+	var ids []int64
+	for _, r := range reqs {
+		if id := r.Int("id"); id > 0 {
+			if _, ok := cache[K(id)]; !ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	got, err := get(reqs[0].Context(), ids)
+	if err != nil {
+		return nil
+	}
+	var found []*T
+	for _, id := range ids {
+		if x, ok := got[id]; ok {
+			cache[K(id)] = x
+			found = append(found, x)
+		} else {
+			cache[K(id)] = (*T)(nil)
+		}
+	}
+	return found
+}
+
+// pageArgs returns the collection's `page` (at least 1) and `per_page`
+// (10 when unset or below 1).
+func pageArgs(r *rest.Request) (page, perPage int) {
+	page = max(int(r.Int("page")), 1)
+	perPage = int(r.Int("per_page"))
+	if perPage < 1 {
+		perPage = 10
+	}
+	return page, perPage
+}
+
+// pageOffset returns the `offset` parameter when given (0 included), else
+// the offset of the first item of page.
+func pageOffset(r *rest.Request, page, perPage int) int {
+	if r.Has("offset") {
+		return int(r.Int("offset"))
+	}
+	return (page - 1) * perPage
+}
+
+// optString returns the string parameter name when the request has it,
+// else nil (left unchanged).
+func optString(r *rest.Request, name string) *string {
+	if !r.Has(name) {
+		return nil
+	}
+	s := r.String(name)
+	return &s
+}
+
+// optInt returns the integer parameter name when the request has it, else
+// nil (left unchanged).
+func optInt(r *rest.Request, name string) *int64 {
+	if !r.Has(name) {
+		return nil
+	}
+	n := r.Int(name)
+	return &n
+}
+
+// dateFields reads the `date` (site-local) and `date_gmt` parameters as
+// UTC instants. `date` wins over `date_gmt` when both are given, and an
+// empty value counts as not given; an unparsable one is rest_invalid_param.
+func dateFields(r *rest.Request) (date, dateGMT *time.Time, err error) {
+	if s := r.String("date"); s != "" {
+		t, ok := content.ParseDate(s, false)
+		if !ok {
+			return nil, nil, invalidDate("date")
+		}
+		return &t, nil, nil
+	}
+	if s := r.String("date_gmt"); s != "" {
+		t, ok := content.ParseDate(s, true)
+		if !ok {
+			return nil, nil, invalidDate("date_gmt")
+		}
+		return nil, &t, nil
+	}
+	return nil, nil, nil
+}
+
+// invalidDate is the rest_invalid_param error of an unparsable date.
+func invalidDate(name string) error {
+	return invalidParam(name, "The date you provided is invalid.")
+}
+
+// dateRange reads the `after` and `before` collection parameters as site
+// wall-clock times; an empty or unparsable value is no bound.
+func dateRange(site *content.Site, r *rest.Request) (after, before *time.Time) {
+	bound := func(name string) *time.Time {
+		if s := r.String(name); s != "" {
+			if t, ok := content.ParseDate(s, false); ok {
+				local := site.LocalWallClock(t)
+				return &local
+			}
+		}
+		return nil
+	}
+	return bound("after"), bound("before")
+}
+
+// pathUser resolves the user_id capture of the /users/<id>/… sub-resources
+// ("me" is the caller): 401 rest_not_logged_in for an anonymous "me", 404
+// rest_user_invalid_id for an unknown user.
+func pathUser(r *rest.Request, site *content.Site) (*store.User, error) {
+	raw := r.URLParams["user_id"]
+	if raw == "me" {
+		if r.User == nil || r.User.Record() == nil {
+			return nil, errNotLoggedIn()
+		}
+		return r.User.Record(), nil
+	}
+	id, _ := strconv.ParseInt(raw, 10, 64)
+	u, ok, err := site.GetUser(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errUserInvalidID(404)
+	}
+	return u, nil
+}
+
+// errNotLoggedIn is the 401 error of a request for "me" by an anonymous
+// caller.
+func errNotLoggedIn() error {
+	return rest.NewError("rest_not_logged_in", 401, "You are not currently logged in.")
+}
+
+// editPathUser returns the permission check of the /users/<id>/…
+// sub-resources: edit_user on the user of the path (yourself always;
+// others need edit_users), else code and msg.
+func editPathUser(site *content.Site, code, msg string) func(r *rest.Request) error {
+	return func(r *rest.Request) error {
+		u, err := pathUser(r, site)
+		if err != nil {
+			return err
+		}
+		if r.User == nil || !site.Can(r.Context(), r.User, "edit_user", u.ID) {
+			return rest.AuthError(r, code, msg)
+		}
+		return nil
+	}
+}
+
+// findPathUserItem returns the first of the path user's items (listed by
+// list) for which match is true, else the error of notFound.
+func findPathUserItem[T any](r *rest.Request, site *content.Site, list func(context.Context, int64) ([]T, error), match func(T) bool, notFound func() error) (T, error) {
+	var zero T
+	u, err := pathUser(r, site)
+	if err != nil {
+		return zero, err
+	}
+	items, err := list(r.Context(), u.ID)
+	if err != nil {
+		return zero, err
+	}
+	for _, it := range items {
+		if match(it) {
+			return it, nil
+		}
+	}
+	return zero, notFound()
+}
+
+// avatarSchema caches an item schema that follows the site's avatar sizes
+// (rest_avatar_sizes may change after registration); it is safe for
+// concurrent use.
+type avatarSchema struct {
+	mu     sync.Mutex
+	schema *schema.Object
+	sizes  []int
+}
+
+// get returns the schema for sizes, built with build when there is none
+// yet or the sizes changed, and the sizes it was built for.
+func (a *avatarSchema) get(sizes []int, build func([]int) *schema.Object) (*schema.Object, []int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.schema == nil || !slices.Equal(sizes, a.sizes) {
+		a.schema, a.sizes = build(sizes), sizes
+	}
+	return a.schema, a.sizes
+}

@@ -3,14 +3,12 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/migrate"
 )
 
@@ -137,73 +135,6 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 	err := db.Migrate(ctx)
 	if !errors.Is(err, migrate.ErrSchemaNewer) {
 		t.Fatalf("Migrate = %v, want ErrSchemaNewer", err)
-	}
-}
-
-func mustVersion(t *testing.T, s store.Store) int64 {
-	t.Helper()
-	v, err := s.Version(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func TestConcurrentWritersDoNotFail(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "folio.db")
-	// Two handles on one file stand for two processes (serve and a CLI).
-	dbs := []*DB{openAt(t, path), openAt(t, path)}
-	ctx := context.Background()
-	const workers, each = 6, 15
-	var wg sync.WaitGroup
-	errc := make(chan error, workers*each*2)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			db := dbs[w%len(dbs)]
-			for i := 0; i < each; i++ {
-				p := &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("w%d-%d", w, i)}
-				if err := db.InsertPost(ctx, p); err != nil {
-					errc <- err
-					return
-				}
-				err := db.Tx(ctx, func(s store.Store) error {
-					got, err := s.GetPost(ctx, p.ID)
-					if err != nil {
-						return err
-					}
-					got.Title += "!"
-					return s.UpdatePost(ctx, got)
-				})
-				if err != nil {
-					errc <- err
-					return
-				}
-				if _, err := db.ListPosts(ctx, store.PostQuery{Limit: 5}); err != nil {
-					errc <- err
-					return
-				}
-				if _, err := db.AddOption(ctx, "secret", fmt.Sprint(w)); err != nil {
-					errc <- err
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatal(err)
-	}
-	n, err := dbs[0].CountPosts(ctx, store.PostQuery{Search: "!"})
-	if err != nil || n != workers*each {
-		t.Fatalf("%d updated posts (%v), want %d", n, err, workers*each)
-	}
-	// 2 writes per iteration, plus the one AddOption that inserted.
-	if v := mustVersion(t, dbs[1]); v != workers*each*2+1 {
-		t.Fatalf("version = %d, want %d", v, workers*each*2+1)
 	}
 }
 

@@ -34,8 +34,8 @@ const (
 	// sessionTouchInterval is how often at most a session's last use is
 	// written.
 	sessionTouchInterval = time.Minute
-	// nonceBodyPeek bounds how much of a form body is read to find a
-	// _wpnonce field before routing.
+	// nonceBodyPeek bounds how much of a form body is read to find the
+	// nonce field before routing.
 	nonceBodyPeek = 1 << 20
 )
 
@@ -75,9 +75,12 @@ type SessionAuth struct {
 	Roles *Roles
 	// CookieName is the session cookie; "" means DefaultSessionCookie.
 	CookieName string
-	// NonceHeader is the request and response header carrying the nonce;
-	// "" means "X-API-Nonce".
+	// NonceHeader is the request and response header carrying the nonce
+	// (rest.Names.NonceHeader); "" accepts no nonce header and sends none.
 	NonceHeader string
+	// NonceParam is the query or form parameter that can carry the nonce
+	// instead of the header (rest.Names.NonceParam); "" accepts none.
+	NonceParam string
 	// Lifetime is how long a session lasts; 0 means
 	// DefaultSessionLifetime.
 	Lifetime time.Duration
@@ -102,13 +105,8 @@ func (a *SessionAuth) Cookie() string {
 	return a.CookieName
 }
 
-// Header returns the name of the nonce header.
-func (a *SessionAuth) Header() string {
-	if a.NonceHeader == "" {
-		return "X-API-Nonce"
-	}
-	return a.NonceHeader
-}
+// Header returns the name of the nonce header ("" when there is none).
+func (a *SessionAuth) Header() string { return a.NonceHeader }
 
 // HashSessionToken returns the stored form of a session token.
 func HashSessionToken(token string) string {
@@ -337,32 +335,36 @@ func (a *SessionAuth) ResponseHeaders(r *http.Request, u *User) http.Header {
 		return nil
 	}
 	token := a.token(r)
-	if token == "" {
+	if token == "" || a.NonceHeader == "" {
 		return nil
 	}
-	return http.Header{http.CanonicalHeaderKey(a.Header()): {a.Nonce(u, token)}}
+	return http.Header{http.CanonicalHeaderKey(a.NonceHeader): {a.Nonce(u, token)}}
 }
 
-// requestNonce reads the nonce: the _wpnonce parameter of the query or of a
+// requestNonce reads the nonce: the nonce parameter of the query or of a
 // form body first, else the nonce header. present is true when one of them
 // was sent, even empty.
 func (a *SessionAuth) requestNonce(r *http.Request) (string, bool) {
-	if vs, ok := r.URL.Query()["_wpnonce"]; ok && len(vs) > 0 {
-		return vs[0], true
+	if a.NonceParam != "" {
+		if vs, ok := r.URL.Query()[a.NonceParam]; ok && len(vs) > 0 {
+			return vs[0], true
+		}
+		if v, ok := formNonce(r, a.NonceParam); ok {
+			return v, true
+		}
 	}
-	if v, ok := formNonce(r); ok {
-		return v, true
-	}
-	if vs := r.Header.Values(a.Header()); len(vs) > 0 {
-		return vs[0], true
+	if a.NonceHeader != "" {
+		if vs := r.Header.Values(a.NonceHeader); len(vs) > 0 {
+			return vs[0], true
+		}
 	}
 	return "", false
 }
 
-// formNonce looks for a _wpnonce field in a form body (urlencoded or
+// formNonce looks for the field param in a form body (urlencoded or
 // multipart) of a POST, PUT or PATCH, reading at most nonceBodyPeek bytes
 // and putting them back so the body can still be read in full.
-func formNonce(r *http.Request) (string, bool) {
+func formNonce(r *http.Request, param string) (string, bool) {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 	default:
@@ -394,7 +396,7 @@ func formNonce(r *http.Request) (string, bool) {
 			if err != nil {
 				return "", false
 			}
-			if p.FormName() == "_wpnonce" && p.FileName() == "" {
+			if p.FormName() == param && p.FileName() == "" {
 				v, err := io.ReadAll(io.LimitReader(p, 256))
 				if err != nil {
 					return "", false
@@ -406,7 +408,7 @@ func formNonce(r *http.Request) (string, bool) {
 	// A malformed pair (or one cut at the peek limit) does not hide the
 	// others: ParseQuery keeps every pair it could read.
 	vals, _ := url.ParseQuery(string(prefix))
-	if vs, ok := vals["_wpnonce"]; ok && len(vs) > 0 {
+	if vs, ok := vals[param]; ok && len(vs) > 0 {
 		return vs[0], true
 	}
 	return "", false

@@ -45,7 +45,7 @@ func newSessionEnv(t *testing.T) *sessionEnv {
 	e := &sessionEnv{db: db, now: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), uid: u.ID}
 	nonces := NewNonces([]byte("0123456789abcdef0123456789abcdef"))
 	nonces.Now = func() time.Time { return e.now }
-	e.a = &SessionAuth{Sessions: db, Users: db, Nonces: nonces, Now: func() time.Time { return e.now }}
+	e.a = &SessionAuth{Sessions: db, Users: db, Nonces: nonces, NonceHeader: "X-API-Nonce", NonceParam: "_wpnonce", Now: func() time.Time { return e.now }}
 	return e
 }
 

@@ -47,6 +47,9 @@ const (
 	EnvDatabaseURL = "FOLIO_DATABASE_URL"
 	EnvCompat      = "FOLIO_COMPAT"
 	EnvMediaURL    = "FOLIO_MEDIA_URL"
+	// EnvCORSOrigins is a comma-separated list of allowed CORS origins
+	// (see CORS).
+	EnvCORSOrigins = "FOLIO_CORS_ORIGINS"
 	// Connection pool settings (see DB).
 	EnvDBMaxConns        = "FOLIO_DB_MAX_CONNS"
 	EnvDBMinConns        = "FOLIO_DB_MIN_CONNS"
@@ -79,6 +82,20 @@ type Config struct {
 	Media    Media     `toml:"media"`
 	DB       DB        `toml:"db"`
 	Cache    Cache     `toml:"cache"`
+	CORS     CORS      `toml:"cors"`
+}
+
+// CORS says which web pages on other origins may call the API from a
+// browser ([cors] in the file).
+type CORS struct {
+	// AllowedOrigins lists origins ("https://app.example": scheme, host and
+	// an optional port) whose pages may read API responses with
+	// credentials; "*" allows every origin, never with credentials. Empty
+	// (the default) allows none.
+	AllowedOrigins []string `toml:"allowed_origins"`
+	// MaxAgeSeconds is how long browsers may keep a preflight answer; 0
+	// means one hour.
+	MaxAgeSeconds int `toml:"max_age_seconds"`
 }
 
 // Cache tunes the in-memory cache of anonymous GET responses. Entries are
@@ -279,6 +296,9 @@ type Overrides struct {
 	Compat      string
 	ConfigFile  string
 	MediaURL    string
+	// CORSOrigins is a comma-separated list that replaces
+	// cors.allowed_origins.
+	CORSOrigins string
 	// DB pool settings; zero means "not given", -1 a value that did not
 	// parse (Normalize reports it).
 	DBMaxConns        int
@@ -324,6 +344,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		DatabaseURL: getenv(EnvDatabaseURL),
 		Compat:      getenv(EnvCompat),
 		MediaURL:    getenv(EnvMediaURL),
+		CORSOrigins: getenv(EnvCORSOrigins),
 
 		DBMaxConns:        envInt(getenv(EnvDBMaxConns)),
 		DBMinConns:        envInt(getenv(EnvDBMinConns)),
@@ -374,6 +395,14 @@ func (c *Config) Apply(o Overrides) {
 	}
 	if o.MediaURL != "" {
 		c.Media.URL = o.MediaURL
+	}
+	if o.CORSOrigins != "" {
+		c.CORS.AllowedOrigins = nil
+		for _, v := range strings.Split(o.CORSOrigins, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				c.CORS.AllowedOrigins = append(c.CORS.AllowedOrigins, v)
+			}
+		}
 	}
 	if o.DBMaxConns != 0 {
 		c.DB.MaxConns = o.DBMaxConns
@@ -430,6 +459,7 @@ func (c *Config) Normalize() error {
 		errs = append(errs, fmt.Errorf("limits.max_upload_bytes %d: must be positive", c.Limits.MaxUploadBytes))
 	}
 	errs = append(errs, c.normalizeMedia()...)
+	errs = append(errs, c.normalizeCORS()...)
 	if c.DB.MaxConns < 0 {
 		errs = append(errs, fmt.Errorf("db.max_conns (%s): must be a positive integer", EnvDBMaxConns))
 	}
@@ -651,4 +681,27 @@ func (c *Config) UploadsDir() string {
 		}
 	}
 	return filepath.Join(c.DataDir, "uploads")
+}
+
+// normalizeCORS checks the allowed origins and writes them the way
+// browsers send the Origin header (lower-case, no trailing slash).
+func (c *Config) normalizeCORS() []error {
+	var errs []error
+	if c.CORS.MaxAgeSeconds < 0 {
+		errs = append(errs, fmt.Errorf("cors.max_age_seconds %d: must be positive", c.CORS.MaxAgeSeconds))
+	}
+	for i, o := range c.CORS.AllowedOrigins {
+		o = strings.TrimSpace(o)
+		if o == "*" {
+			c.CORS.AllowedOrigins[i] = o
+			continue
+		}
+		u, err := url.Parse(strings.TrimRight(o, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			errs = append(errs, fmt.Errorf("cors.allowed_origins %q (%s): must be \"*\" or an origin such as https://app.example.com", o, EnvCORSOrigins))
+			continue
+		}
+		c.CORS.AllowedOrigins[i] = strings.ToLower(u.Scheme + "://" + u.Host)
+	}
+	return errs
 }

@@ -75,3 +75,9 @@ func BenchmarkListPostsCached(b *testing.B) { benchGet(b, "/api/svc/v2/posts") }
 // BenchmarkListPostsEmbedCached measures GET /posts?_embed served by the
 // response cache.
 func BenchmarkListPostsEmbedCached(b *testing.B) { benchGet(b, "/api/svc/v2/posts?_embed") }
+
+// BenchmarkListPosts100Fields measures GET /posts?per_page=100 asking only
+// for id, title and link (_fields), to compare with BenchmarkListPosts100.
+func BenchmarkListPosts100Fields(b *testing.B) {
+	benchGet(b, "/api/svc/v2/posts?per_page=100&_fields=id,title,link")
+}

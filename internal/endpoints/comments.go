@@ -773,12 +773,20 @@ func (c *commentsController) prepare(r *rest.Request, o *schema.Object, sizes []
 	res.Set("author_user_agent", cm.AuthorUserAgent)
 	setDate(res, "date", cm.Date)
 	setDate(res, "date_gmt", cm.DateGMT)
-	res.Set("content", map[string]any{"raw": cm.Content, "rendered": c.site.RenderComment(cm)})
+	if r.Wants("content") {
+		rendered := ""
+		if r.Wants("content.rendered") {
+			rendered = c.site.RenderComment(cm)
+		}
+		res.Set("content", map[string]any{"raw": cm.Content, "rendered": rendered})
+	}
 	res.Set("karma", cm.Karma)
 	anchor := "#comment-" + strconv.FormatInt(cm.ID, 10)
-	if post != nil {
+	switch {
+	case !r.Wants("link"):
+	case post != nil:
 		res.Set("link", c.site.Permalink(siteRoot, post, parents)+anchor)
-	} else {
+	default:
 		res.Set("link", siteRoot+"/"+anchor)
 	}
 	res.Set("status", content.CommentStatus(cm.Approved))
@@ -787,14 +795,16 @@ func (c *commentsController) prepare(r *rest.Request, o *schema.Object, sizes []
 		typ = "comment"
 	}
 	res.Set("type", typ)
-	if len(sizes) > 0 {
+	if len(sizes) > 0 && r.Wants("author_avatar_urls") {
 		avatars := make(map[string]any, len(sizes))
 		for _, sz := range sizes {
 			avatars[strconv.Itoa(sz)] = content.AvatarURL(cm.AuthorEmail, sz)
 		}
 		res.Set("author_avatar_urls", avatars)
 	}
-	c.links(r, res, cm, post, hasReplies)
+	if r.WantsLinks() {
+		c.links(r, res, cm, post, hasReplies)
+	}
 	return res
 }
 

@@ -380,8 +380,10 @@ func (c *mediaController) prepareMediaMany(r *rest.Request, posts []*store.Post,
 	}
 	cache := r.Cache()
 	var missing []int64
+	// The file records feed alt_text, media_details and source_url only.
+	needFiles := r.Wants("alt_text") || r.Wants("media_details") || r.Wants("source_url")
 	for _, p := range posts {
-		if _, ok := cache[mediaKey(p.ID)]; !ok {
+		if _, ok := cache[mediaKey(p.ID)]; !ok && needFiles {
 			missing = append(missing, p.ID)
 		}
 	}
@@ -409,11 +411,17 @@ func (c *mediaController) prepareMedia(r *rest.Request, res *rest.Resource, p *s
 		alt, file = m.AltText, m.File
 	}
 	res.Set("alt_text", alt)
-	res.Set("caption", map[string]any{"raw": p.Excerpt, "rendered": c.site.RenderExcerpt(p)})
-	res.Set("description", map[string]any{"raw": p.Content, "rendered": c.site.RenderContent(p)})
+	if r.Wants("caption") {
+		res.Set("caption", map[string]any{"raw": p.Excerpt, "rendered": c.site.RenderExcerpt(p)})
+	}
+	if r.Wants("description") {
+		res.Set("description", map[string]any{"raw": p.Content, "rendered": c.site.RenderContent(p)})
+	}
 	res.Set("media_type", content.MediaType(p.MimeType))
 	res.Set("mime_type", p.MimeType)
-	res.Set("media_details", mediaDetails(content.Details(m), base, p.MimeType))
+	if r.Wants("media_details") {
+		res.Set("media_details", mediaDetails(content.Details(m), base, p.MimeType))
+	}
 	if p.Parent != 0 {
 		res.Set("post", p.Parent)
 	} else {

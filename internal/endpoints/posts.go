@@ -664,9 +664,12 @@ func (c *postsController) prepareOne(r *rest.Request, p *store.Post, ctx schema.
 
 // prepareMany builds resources for a page of posts with a fixed number of
 // queries (the parents of hierarchical posts, one query per depth level).
+// Fields the request's _fields leaves out are not computed: no parent
+// chains without link, no term query without term fields or links, no
+// rendering of title, content or excerpt nobody asked for.
 func (c *postsController) prepareMany(r *rest.Request, posts []*store.Post, ctx schema.Context) ([]*rest.Resource, error) {
 	var parents map[int64]*store.Post
-	if c.pt.Hierarchical {
+	if c.pt.Hierarchical && r.Wants("link") {
 		var err error
 		if parents, err = c.site.ParentChains(r.Context(), posts); err != nil {
 			return nil, err
@@ -695,7 +698,7 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 	res := rest.NewResource(c.schema, ctx)
 	want := func(name string) bool {
 		prop := c.schema.Prop(name)
-		return prop != nil && prop.Context&ctx != 0
+		return prop != nil && prop.Context&ctx != 0 && r.Wants(name)
 	}
 	res.Set("id", p.ID)
 	setDate(res, "date", p.Date)
@@ -709,14 +712,19 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 	res.Set("slug", p.Slug)
 	res.Set("status", p.Status)
 	res.Set("type", p.Type)
-	res.Set("link", c.site.Permalink(siteRoot, p, parents))
+	if want("link") {
+		res.Set("link", c.site.Permalink(siteRoot, p, parents))
+	}
 
 	protected := p.Password != ""
 	// In view and embed context a protected post shows its content only
 	// with the right password; edit context always shows it (decisions #15).
 	locked := protected && ctx != schema.Edit && password != p.Password
 	if want("title") {
-		t := c.site.RenderTitle(p)
+		t := ""
+		if r.Wants("title.rendered") {
+			t = c.site.RenderTitle(p)
+		}
 		switch {
 		case protected:
 			t = "Protected: " + t
@@ -727,14 +735,14 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 	}
 	if want("content") {
 		rendered := ""
-		if !locked {
+		if !locked && r.Wants("content.rendered") {
 			rendered = c.site.RenderContent(p)
 		}
 		res.Set("content", map[string]any{"raw": p.Content, "rendered": rendered, "protected": protected})
 	}
 	if want("excerpt") {
 		rendered := ""
-		if !locked {
+		if !locked && r.Wants("excerpt.rendered") {
 			rendered = c.site.RenderExcerpt(p)
 		}
 		res.Set("excerpt", map[string]any{"raw": p.Excerpt, "rendered": rendered, "protected": protected})
@@ -752,7 +760,9 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 	} else {
 		res.Set("format", p.Format)
 	}
-	c.links(r, res, p)
+	if r.WantsLinks() {
+		c.links(r, res, p)
+	}
 	return res
 }
 

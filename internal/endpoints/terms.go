@@ -458,14 +458,18 @@ func (c *termsController) prepare(r *rest.Request, t *store.Term, ctx schema.Con
 	res.Set("id", t.ID)
 	res.Set("count", t.Count)
 	res.Set("description", t.Description)
-	res.Set("link", c.site.TermLink(siteRoot, c.tax, t, ancestors))
+	if r.Wants("link") {
+		res.Set("link", c.site.TermLink(siteRoot, c.tax, t, ancestors))
+	}
 	res.Set("name", t.Name)
 	res.Set("slug", t.Slug)
 	res.Set("taxonomy", t.Taxonomy)
 	if c.tax.Hierarchical {
 		res.Set("parent", t.Parent)
 	}
-	c.links(r, res, t, ancestors)
+	if r.WantsLinks() {
+		c.links(r, res, t, ancestors)
+	}
 	c.site.PrepareTermHook(r.Context(), c.tax, t, res, r)
 	return res
 }
@@ -598,6 +602,16 @@ func (c *postsController) assignCheck(r *rest.Request) error {
 // loaded terms are cached for the embedded term collections.
 func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*rest.Resource) error {
 	taxes := c.site.Taxonomies().ForType(c.pt.Name)
+	if !r.WantsLinks() {
+		// Without links only the term fields _fields asks for are needed.
+		var wanted []*content.Taxonomy
+		for _, tax := range taxes {
+			if r.Wants(tax.RestBase) {
+				wanted = append(wanted, tax)
+			}
+		}
+		taxes = wanted
+	}
 	if len(taxes) == 0 || len(posts) == 0 {
 		return nil
 	}
@@ -611,6 +625,7 @@ func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*
 	}
 	cache := r.Cache()
 	ns := c.names.Namespace
+	links := r.WantsLinks()
 	for i, p := range posts {
 		byTax := map[string][]*store.Term{}
 		for _, t := range got[p.ID] {
@@ -625,8 +640,10 @@ func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*
 				tids[j] = t.ID
 			}
 			out[i].Set(tax.RestBase, tids)
-			out[i].AddLink(c.names.RelBase+"term", r.URL(ns+"/"+tax.RestBase+"?post="+id), true,
-				rest.LinkAttr{Key: "taxonomy", Value: tax.Name})
+			if links {
+				out[i].AddLink(c.names.RelBase+"term", r.URL(ns+"/"+tax.RestBase+"?post="+id), true,
+					rest.LinkAttr{Key: "taxonomy", Value: tax.Name})
+			}
 		}
 	}
 	return nil

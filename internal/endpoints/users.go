@@ -469,8 +469,10 @@ func (c *usersController) prepareWith(r *rest.Request, u *store.User, ctx schema
 	res.Set("description", u.Description)
 	res.Set("link", content.AuthorLink(r.SiteURL(""), u))
 	res.Set("slug", u.Nicename)
-	if ctx == schema.Edit {
+	if ctx == schema.Edit && r.Wants("username") {
 		res.Set("username", u.Login)
+	}
+	if ctx == schema.Edit {
 		res.Set("first_name", u.FirstName)
 		res.Set("last_name", u.LastName)
 		res.Set("email", u.Email)
@@ -481,6 +483,8 @@ func (c *usersController) prepareWith(r *rest.Request, u *store.User, ctx schema
 			roles = []string{}
 		}
 		res.Set("roles", roles)
+	}
+	if ctx == schema.Edit && r.Wants("capabilities") {
 		eff := c.site.UserOf(u)
 		all := eff.AllCaps()
 		caps := rest.NewKeyed()
@@ -488,6 +492,8 @@ func (c *usersController) prepareWith(r *rest.Request, u *store.User, ctx schema
 			caps.Add(name, all[name])
 		}
 		res.Set("capabilities", caps)
+	}
+	if ctx == schema.Edit {
 		extra := rest.NewKeyed()
 		for _, role := range u.Roles {
 			extra.Add(role, true)
@@ -497,15 +503,17 @@ func (c *usersController) prepareWith(r *rest.Request, u *store.User, ctx schema
 		}
 		res.Set("extra_capabilities", extra)
 	}
-	if len(sizes) > 0 {
+	if len(sizes) > 0 && r.Wants("avatar_urls") {
 		avatars := make(map[string]any, len(sizes))
 		for _, sz := range sizes {
 			avatars[strconv.Itoa(sz)] = content.AvatarURL(u.Email, sz)
 		}
 		res.Set("avatar_urls", avatars)
 	}
-	res.AddLink("self", r.URL(c.base+"/"+strconv.FormatInt(u.ID, 10)), false)
-	res.AddLink("collection", r.URL(c.base), false)
+	if r.WantsLinks() {
+		res.AddLink("self", r.URL(c.base+"/"+strconv.FormatInt(u.ID, 10)), false)
+		res.AddLink("collection", r.URL(c.base), false)
+	}
 	c.site.PrepareUserHook(r.Context(), u, res, r)
 	return res
 }

@@ -37,6 +37,7 @@ func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
 			},
 			MaxAge: maxAge,
 		},
+		CORS: rest.CORS{AllowedOrigins: []string{"https://one.example", "https://two.example"}},
 		Authenticate: func(r *http.Request) (*auth.User, error) {
 			if r.Header.Get("X-Test-User") != "" {
 				return auth.NewTestUser(1, "editor"), nil

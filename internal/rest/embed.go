@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -12,14 +13,43 @@ type embedSub struct {
 	req  *Request
 	resp *Response
 	enc  []byte // encoded body; nil = placeholder
+	// mask is the _fields mask of the relations that embed href (nil:
+	// every field; when two relations with different masks share an
+	// href, every field).
+	mask *fieldMask
+}
+
+// embedFilter decides which relations a request embeds and with which
+// fields: rels is the _embed list (nil: every relation), mask the
+// "_embedded" part of _fields (nil: every relation, every field).
+type embedFilter struct {
+	rels []string
+	mask *fieldMask
+	c    *compactor
+}
+
+// keep reports whether links of relation rel are embedded, and the field
+// mask of the embedded resources. The _embed list and _fields name
+// relations as they are written in _links ("author", "wp:term"); the
+// full relation URI is accepted in _embed too.
+func (f embedFilter) keep(rel string) (*fieldMask, bool) {
+	name, _ := f.c.compact(rel)
+	if f.rels != nil && !slices.Contains(f.rels, name) && !slices.Contains(f.rels, rel) {
+		return nil, false
+	}
+	return f.mask.child(name)
 }
 
 // embedAll fetches the embeddable links of the resources in data (a
 // *Resource, a []*Resource or a []any holding resources) and returns the
-// encoded "_embedded" object of each resource that has one (§6.4).
-// Identical hrefs are fetched once per top-level request; each matched
-// route's Prefetch is called once with all its sub-requests first.
-func (s *Server) embedAll(top *Request, data any) map[*Resource][]byte {
+// encoded "_embedded" object of each resource that has one (§6.4). Only
+// the relations rels names are embedded (nil: all), and of the embedded
+// resources only the fields mask (the "_embedded" part of _fields) shows;
+// the sub-requests skip the work for the others. Identical hrefs are
+// fetched once per top-level request; each matched route's Prefetch is
+// called once with all its sub-requests first.
+func (s *Server) embedAll(top *Request, data any, rels []string, mask *fieldMask) map[*Resource][]byte {
+	filter := embedFilter{rels: rels, mask: mask, c: s.comp}
 	var resources []*Resource
 	switch d := data.(type) {
 	case *Resource:
@@ -45,10 +75,17 @@ func (s *Server) embedAll(top *Request, data any) map[*Resource][]byte {
 			if !l.embeddable || l.rel == "self" {
 				continue
 			}
-			if _, ok := subs[l.href]; ok {
+			m, ok := filter.keep(l.rel)
+			if !ok {
 				continue
 			}
-			sub := &embedSub{href: l.href}
+			if sub, ok := subs[l.href]; ok {
+				if !sub.mask.equal(m) {
+					sub.mask = nil
+				}
+				continue
+			}
+			sub := &embedSub{href: l.href, mask: m}
 			subs[l.href] = sub
 			order = append(order, sub)
 		}
@@ -90,6 +127,8 @@ func (s *Server) embedAll(top *Request, data any) map[*Resource][]byte {
 			base:   top.baseURL(),
 
 			embedded: true,
+			mask:     sub.mask,
+			maskDone: true,
 		}
 		sub.req = req
 		if !s.bind(req) {
@@ -118,13 +157,13 @@ func (s *Server) embedAll(top *Request, data any) map[*Resource][]byte {
 			sub.resp = s.execute(sub.req)
 		}
 		e := encoder{c: s.comp}
-		e.value(sub.resp.Data)
+		e.masked(sub.resp.Data, sub.mask)
 		sub.enc = e.buf
 	}
 
 	out := make(map[*Resource][]byte, len(resources))
 	for _, res := range resources {
-		if b := s.embedded(res, subs); b != nil {
+		if b := s.embedded(res, subs, filter); b != nil {
 			out[res] = b
 		}
 	}
@@ -163,12 +202,16 @@ func isEmptyJSON(b []byte) bool {
 }
 
 // embedded builds the "_embedded" object of one resource: for each
-// relation except self, a list aligned with its links (placeholders [] for
-// links that are not embeddable), kept only when an entry is non-empty.
-func (s *Server) embedded(res *Resource, subs map[string]*embedSub) []byte {
+// relation except self that filter keeps, a list aligned with its links
+// (placeholders [] for links that are not embeddable), kept only when an
+// entry is non-empty.
+func (s *Server) embedded(res *Resource, subs map[string]*embedSub, filter embedFilter) []byte {
 	var b []byte
 	for _, g := range s.comp.groups(res.links) {
 		if g.name == "self" {
+			continue
+		}
+		if _, ok := filter.keep(res.links[g.idx[0]].rel); !ok {
 			continue
 		}
 		nonEmpty := false

@@ -127,7 +127,7 @@ func (e *encoder) value(v any) {
 			e.buf = append(e.buf, "null"...)
 			return
 		}
-		e.resource(x)
+		e.resource(x, nil)
 	case []*Resource:
 		e.buf = append(e.buf, '[')
 		for i, r := range x {
@@ -234,12 +234,103 @@ func (e *encoder) mapSorted(m map[string]any) {
 	e.buf = append(e.buf, '}')
 }
 
+// masked appends v showing only the fields of mask (everything when mask
+// is nil): the properties of resources, the keys of objects, and for
+// lists, of each element. A keyed collection of resources (/types) masks
+// each resource; errors are never masked.
+func (e *encoder) masked(v any, mask *fieldMask) {
+	if mask == nil {
+		e.value(v)
+		return
+	}
+	switch x := v.(type) {
+	case *Resource:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.resource(x, mask)
+	case []*Resource:
+		e.buf = append(e.buf, '[')
+		for i, r := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.masked(r, mask)
+		}
+		e.buf = append(e.buf, ']')
+	case []any:
+		e.buf = append(e.buf, '[')
+		for i, s := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.masked(s, mask)
+		}
+		e.buf = append(e.buf, ']')
+	case *Keyed:
+		if x != nil && x.ofResources() {
+			e.buf = append(e.buf, '{')
+			for i, kv := range x.items {
+				if i > 0 {
+					e.buf = append(e.buf, ',')
+				}
+				e.buf = appendString(e.buf, kv.Key)
+				e.buf = append(e.buf, ':')
+				e.masked(kv.Value, mask)
+			}
+			e.buf = append(e.buf, '}')
+			return
+		}
+		var items []schema.KV
+		if x != nil {
+			items = x.items
+		}
+		e.maskedKVs(items, mask)
+	case schema.Ordered:
+		e.maskedKVs(x, mask)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		kvs := make([]schema.KV, len(keys))
+		for i, k := range keys {
+			kvs[i] = schema.KV{Key: k, Value: x[k]}
+		}
+		e.maskedKVs(kvs, mask)
+	default:
+		e.value(v)
+	}
+}
+
+// maskedKVs appends an object of the pairs whose keys mask shows.
+func (e *encoder) maskedKVs(kvs []schema.KV, mask *fieldMask) {
+	e.buf = append(e.buf, '{')
+	first := true
+	for _, kv := range kvs {
+		sub, ok := mask.child(kv.Key)
+		if !ok {
+			continue
+		}
+		if !first {
+			e.buf = append(e.buf, ',')
+		}
+		first = false
+		e.buf = appendString(e.buf, kv.Key)
+		e.buf = append(e.buf, ':')
+		e.masked(kv.Value, sub)
+	}
+	e.buf = append(e.buf, '}')
+}
+
 // nested appends a nested object value filtered by the nested properties'
-// contexts, in their declaration order.
-func (e *encoder) nested(props []*schema.Property, ctx schema.Context, v any) {
+// contexts and by mask, in their declaration order.
+func (e *encoder) nested(props []*schema.Property, ctx schema.Context, v any, mask *fieldMask) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		e.value(v)
+		e.masked(v, mask)
 		return
 	}
 	e.buf = append(e.buf, '{')
@@ -252,6 +343,10 @@ func (e *encoder) nested(props []*schema.Property, ctx schema.Context, v any) {
 		if !ok {
 			continue
 		}
+		sub, shown := mask.child(p.Name)
+		if !shown {
+			continue
+		}
 		if !first {
 			e.buf = append(e.buf, ',')
 		}
@@ -259,17 +354,18 @@ func (e *encoder) nested(props []*schema.Property, ctx schema.Context, v any) {
 		e.buf = appendString(e.buf, p.Name)
 		e.buf = append(e.buf, ':')
 		if len(p.Properties) > 0 {
-			e.nested(p.Properties, ctx, x)
+			e.nested(p.Properties, ctx, x, sub)
 		} else {
-			e.value(x)
+			e.masked(x, sub)
 		}
 	}
 	e.buf = append(e.buf, '}')
 }
 
-// resource appends a resource: its set properties visible in its context,
-// in declaration order, then _links, then _embedded when present.
-func (e *encoder) resource(r *Resource) {
+// resource appends a resource: its set properties visible in its context
+// (and shown by mask, nil = all), in declaration order, then _links, then
+// _embedded when present.
+func (e *encoder) resource(r *Resource, mask *fieldMask) {
 	e.buf = append(e.buf, '{')
 	first := true
 	props := r.Schema.Properties
@@ -281,6 +377,10 @@ func (e *encoder) resource(r *Resource) {
 		if p.Context&r.Context == 0 {
 			continue
 		}
+		sub, shown := mask.child(p.Name)
+		if !shown {
+			continue
+		}
 		if !first {
 			e.buf = append(e.buf, ',')
 		}
@@ -288,18 +388,18 @@ func (e *encoder) resource(r *Resource) {
 		e.buf = appendString(e.buf, p.Name)
 		e.buf = append(e.buf, ':')
 		if len(p.Properties) > 0 {
-			e.nested(p.Properties, r.Context, v)
+			e.nested(p.Properties, r.Context, v, sub)
 		} else {
-			e.value(v)
+			e.masked(v, sub)
 		}
 	}
-	if len(r.links) > 0 {
+	if lm, shown := mask.child("_links"); shown && len(r.links) > 0 {
 		if !first {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
 		e.buf = append(e.buf, `"_links":`...)
-		e.buf = e.c.appendLinks(e.buf, r.links)
+		e.buf = e.c.appendLinks(e.buf, r.links, lm)
 	}
 	if emb, ok := e.embeds[r]; ok && len(emb) > 0 {
 		if !first {
@@ -444,8 +544,9 @@ func appendLink(b []byte, l *link) []byte {
 
 // appendLinks appends the _links object of a resource without allocating:
 // relations in first-appearance order, compacted ones after the others,
-// then "curies" when any relation was compacted.
-func (c *compactor) appendLinks(b []byte, links []link) []byte {
+// then "curies" when any relation was compacted. A non-nil mask keeps
+// only the relations (by their written names) and "curies" it shows.
+func (c *compactor) appendLinks(b []byte, links []link, mask *fieldMask) []byte {
 	b = append(b, '{')
 	first := true
 	used := false
@@ -459,16 +560,19 @@ func (c *compactor) appendLinks(b []byte, links []link) []byte {
 			if compacted != (pass == 1) {
 				continue
 			}
+			name := rel
+			if compacted {
+				name = c.curieName + ":" + rel[len(c.relBase):]
+			}
+			if mask != nil && !mask.includes(name) {
+				continue
+			}
 			if !first {
 				b = append(b, ',')
 			}
 			first = false
-			if compacted {
-				used = true
-				b = appendString(b, c.curieName+":"+rel[len(c.relBase):])
-			} else {
-				b = appendString(b, rel)
-			}
+			used = used || compacted
+			b = appendString(b, name)
 			b = append(b, ':', '[')
 			for j := i; j < len(links); j++ {
 				if links[j].rel != rel {
@@ -482,7 +586,7 @@ func (c *compactor) appendLinks(b []byte, links []link) []byte {
 			b = append(b, ']')
 		}
 	}
-	if used {
+	if used && (mask == nil || mask.includes("curies")) {
 		b = append(b, `,"curies":`...)
 		b = append(b, c.curies...)
 	}

@@ -205,7 +205,8 @@ func (r *Request) WithFields(res *Resource, fn func()) {
 	fn()
 }
 
-// fillFields fills the registered fields of items not filled before.
+// fillFields fills the registered fields of items not filled before,
+// skipping those the request's _fields does not show.
 func (s *Server) fillFields(req *Request, items []*Resource) {
 	if len(s.extra.fields) == 0 || len(items) == 0 {
 		return
@@ -230,7 +231,8 @@ func (s *Server) fillFields(req *Request, items []*Resource) {
 	for _, title := range titles {
 		group := byTitle[title]
 		for _, f := range s.extra.fields[title] {
-			if f.Get == nil {
+			// A field the request's _fields leaves out costs nothing.
+			if f.Get == nil || !req.Wants(f.Schema.Name) {
 				continue
 			}
 			var shown []*Resource

@@ -52,6 +52,10 @@ type Request struct {
 	// embedded marks an internal _embed request, whose headers are
 	// thrown away.
 	embedded bool
+	// mask is the request's _fields (nil: every field), parsed once
+	// maskDone is set; an embedded request gets its relation's mask.
+	mask     *fieldMask
+	maskDone bool
 	// formBrackets and queryBrackets cache whether Form and Query have
 	// any "name[…]" keys (0 unknown, 1 no, 2 yes), so looking up an
 	// absent parameter does not rescan every key.
@@ -121,7 +125,7 @@ func (r *Request) Cache() map[any]any {
 // URL returns the absolute URL of path under the API root:
 // URL("svc/v2/posts/5") is "http://host/api/svc/v2/posts/5".
 func (r *Request) URL(path string) string {
-	prefix := "/api"
+	prefix := DefaultNames().Prefix
 	if r.srv != nil {
 		prefix = r.srv.cfg.Names.Prefix
 	}

@@ -148,6 +148,17 @@ func (k *Keyed) Add(key string, v any) {
 	k.items = append(k.items, schema.KV{Key: key, Value: v})
 }
 
+// ofResources reports whether k is a keyed collection: every value a
+// resource.
+func (k *Keyed) ofResources() bool {
+	for _, kv := range k.items {
+		if _, ok := kv.Value.(*Resource); !ok {
+			return false
+		}
+	}
+	return len(k.items) > 0
+}
+
 // Len returns the number of keys.
 func (k *Keyed) Len() int { return len(k.items) }
 

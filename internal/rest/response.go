@@ -42,8 +42,8 @@ func (r *Response) AddLinkHeader(value string) {
 	r.Header.Set("Link", value)
 }
 
-// Paginate sets the total headers ({HeaderPrefix}Total and
-// {HeaderPrefix}TotalPages) and the Link header with rel="prev" and
+// Paginate sets the total headers (Names.TotalHeader and
+// Names.TotalPagesHeader) and the Link header with rel="prev" and
 // rel="next" for a paged collection. The link base is the collection URL
 // with all the request's query parameters (filter[posts_per_page] and
 // filter[paged] removed) and page set to the target page.
@@ -62,8 +62,8 @@ func (r *Response) Paginate(req *Request, total int64, page, perPage int) {
 	if total < 0 {
 		total = 0
 	}
-	r.SetHeader(names.HeaderPrefix+"Total", strconv.FormatInt(total, 10))
-	r.SetHeader(names.HeaderPrefix+"TotalPages", strconv.FormatInt(totalPages, 10))
+	r.SetHeader(names.TotalHeader(), strconv.FormatInt(total, 10))
+	r.SetHeader(names.TotalPagesHeader(), strconv.FormatInt(totalPages, 10))
 	if page < 1 {
 		page = 1
 	}

@@ -25,24 +25,67 @@ import (
 )
 
 // Names are the public names of the API: URL prefix, namespace, header
-// prefix and link-relation base.
+// prefix, link-relation base, nonce parameter, settings object and nonce
+// endpoint. They are the only place these names are spelled; the default
+// mode uses the spec's names (DefaultNames), the WordPress-compatibility
+// mode WordPress's own (WordPressNames).
 type Names struct {
 	Prefix       string // URL path of the API root without trailing slash, e.g. "/api"
 	Namespace    string // e.g. "svc/v2"
 	HeaderPrefix string // e.g. "X-API-"
 	RelBase      string // link-relation base, ending in "/"
 	CurieName    string // curie name of RelBase relations
+	// NonceParam is the query or form parameter that can carry the nonce
+	// instead of the nonce header.
+	NonceParam string
+	// SettingsObject is the window global that hands pages of signed-in
+	// browsers the API settings; SettingsAlias, when set, is a second name
+	// for the same object.
+	SettingsObject, SettingsAlias string
+	// NonceEndpoint is the site path (with its query) that answers a
+	// signed-in browser a fresh nonce as plain text.
+	NonceEndpoint string
 }
 
 // DefaultNames returns Folio's own names.
 func DefaultNames() Names {
-	return Names{Prefix: "/api", Namespace: "svc/v2", HeaderPrefix: "X-API-", RelBase: "https://api.folio.dev/", CurieName: "wp"}
+	return Names{
+		Prefix:         "/api",
+		Namespace:      "svc/v2",
+		HeaderPrefix:   "X-API-",
+		RelBase:        "https://api.folio.dev/",
+		CurieName:      "wp",
+		NonceParam:     "_wpnonce",
+		SettingsObject: "folioApiSettings",
+		NonceEndpoint:  "/admin/nonce",
+	}
 }
 
 // WordPressNames returns the names of the WordPress-compatibility mode.
 func WordPressNames() Names {
-	return Names{Prefix: "/wp-json", Namespace: "wp/v2", HeaderPrefix: "X-WP-", RelBase: "https://api.w.org/", CurieName: "wp"}
+	return Names{
+		Prefix:         "/wp-json",
+		Namespace:      "wp/v2",
+		HeaderPrefix:   "X-WP-",
+		RelBase:        "https://api.w.org/",
+		CurieName:      "wp",
+		NonceParam:     "_wpnonce",
+		SettingsObject: "folioApiSettings",
+		SettingsAlias:  "wpApiSettings",
+		NonceEndpoint:  "/wp-admin/admin-ajax.php?action=rest-nonce",
+	}
 }
+
+// TotalHeader is the header with a collection's total ("X-API-Total").
+func (n Names) TotalHeader() string { return n.HeaderPrefix + "Total" }
+
+// TotalPagesHeader is the header with a collection's page count
+// ("X-API-TotalPages").
+func (n Names) TotalPagesHeader() string { return n.HeaderPrefix + "TotalPages" }
+
+// NonceHeader is the request and response header carrying the nonce
+// ("X-API-Nonce").
+func (n Names) NonceHeader() string { return n.HeaderPrefix + "Nonce" }
 
 // Config configures a Server.
 type Config struct {
@@ -69,7 +112,10 @@ type Config struct {
 	HelpURL string
 	// Cache, when set, serves repeated anonymous GET requests from memory
 	// until the next write (see CacheConfig).
-	Cache  *CacheConfig
+	Cache *CacheConfig
+	// CORS says which other origins' pages may call the API (none by
+	// default).
+	CORS   CORS
 	Logger *slog.Logger
 }
 
@@ -83,8 +129,7 @@ type Server struct {
 	comp       *compactor
 	log        *slog.Logger
 
-	exposeHeaders []string
-	allowHeaders  []string
+	cors *corsPolicy
 
 	// extra holds the fields and collection args extensions registered.
 	extra fieldSet
@@ -96,7 +141,6 @@ var (
 	hdrJSON       = []string{"application/json; charset=UTF-8"}
 	hdrJS         = []string{"application/javascript; charset=UTF-8"}
 	hdrNosniff    = []string{"nosniff"}
-	hdrAllowMeth  = []string{"POST, GET, OPTIONS, PUT, DELETE"}
 	hdrTrue       = []string{"true"}
 	hdrVaryOrigin = []string{"Origin"}
 	hdrExpires    = []string{"Wed, 11 Jan 1984 05:00:00 GMT"}
@@ -123,14 +167,12 @@ func NewServer(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	hp := cfg.Names.HeaderPrefix
 	s := &Server{
-		cfg:           cfg,
-		byKey:         map[string]*route{},
-		comp:          newCompactor(cfg.Names),
-		log:           cfg.Logger,
-		exposeHeaders: []string{hp + "Total, " + hp + "TotalPages, Link"},
-		allowHeaders:  []string{"Authorization, " + hp + "Nonce, Content-Disposition, Content-MD5, Content-Type"},
+		cfg:   cfg,
+		byKey: map[string]*route{},
+		comp:  newCompactor(cfg.Names),
+		log:   cfg.Logger,
+		cors:  newCORSPolicy(cfg.CORS, cfg.Names),
 	}
 	if cfg.Cache != nil && cfg.Cache.Version != nil {
 		s.cache = newResponseCache(*cfg.Cache)
@@ -448,13 +490,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Content-Type"] = hdrJSON
 	h["X-Content-Type-Options"] = hdrNosniff
-	h["Access-Control-Expose-Headers"] = s.exposeHeaders
-	h["Access-Control-Allow-Headers"] = s.allowHeaders
-	if origin := r.Header.Get("Origin"); origin != "" {
-		h["Access-Control-Allow-Origin"] = []string{origin}
-		h["Access-Control-Allow-Methods"] = hdrAllowMeth
-		h["Access-Control-Allow-Credentials"] = hdrTrue
-		h["Vary"] = hdrVaryOrigin
+	if s.cors.setHeaders(h, r) {
+		// A preflight is answered before authentication: browsers send it
+		// without credentials, also for routes that need them.
+		delete(h, "Content-Type")
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 
 	defer func() {
@@ -568,7 +609,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if form != nil {
 		defer func() { _ = form.RemoveAll() }()
 	}
-	_, embed := q["_embed"]
+	embed := q["_embed"] // nil when absent; "?_embed" gives [""]
 	_, envelope := q["_envelope"]
 	if key == "" || resp.Status >= 500 {
 		s.write(w, req, resp, embed, envelope, callback)
@@ -591,13 +632,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.cache.put(key, &cachedResponse{version: version, status: rec.status, header: hdr, body: body})
 }
 
-// write encodes resp and sends it.
-func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embed, envelope bool, callback string) {
+// write encodes resp and sends it. embed holds the values of the _embed
+// parameter (nil when there is none). The request's _fields mask, when
+// set, limits what is written; embedding happens only when it shows
+// _embedded.
+func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embed []string, envelope bool, callback string) {
 	h := w.Header()
 	bp := bufPool.Get().(*[]byte)
 	e := encoder{buf: (*bp)[:0], c: s.comp}
-	if embed {
-		e.embeds = s.embedAll(req, resp.Data)
+	mask := req.fields()
+	if embed != nil {
+		if em, ok := mask.child("_embedded"); ok {
+			e.embeds = s.embedAll(req, resp.Data, embedRels(embed), em)
+		}
 	}
 	status := resp.Status
 	if status == 0 {
@@ -611,7 +658,7 @@ func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embe
 	}
 	if envelope {
 		e.buf = append(e.buf, `{"body":`...)
-		e.value(resp.Data)
+		e.masked(resp.Data, mask)
 		e.buf = append(e.buf, `,"status":`...)
 		e.buf = strconv.AppendInt(e.buf, int64(status), 10)
 		e.buf = append(e.buf, `,"headers":`...)
@@ -628,7 +675,7 @@ func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embe
 			// header names are case-insensitive, but clients grep them.
 			h[s.headerName(k)] = v
 		}
-		e.value(resp.Data)
+		e.masked(resp.Data, mask)
 	}
 	if callback != "" {
 		e.buf = append(e.buf, ')')
@@ -647,12 +694,12 @@ func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embe
 // headerName restores the configured spelling of the total headers, which
 // http.Header stores canonicalised ("X-Api-Total").
 func (s *Server) headerName(k string) string {
-	hp := s.cfg.Names.HeaderPrefix
+	n := s.cfg.Names
 	switch {
-	case strings.EqualFold(k, hp+"Total"):
-		return hp + "Total"
-	case strings.EqualFold(k, hp+"TotalPages"):
-		return hp + "TotalPages"
+	case strings.EqualFold(k, n.TotalHeader()):
+		return n.TotalHeader()
+	case strings.EqualFold(k, n.TotalPagesHeader()):
+		return n.TotalPagesHeader()
 	}
 	return k
 }

@@ -135,7 +135,7 @@ func TestAdminPageCarriesSettingsWithAFreshNonce(t *testing.T) {
 			t.Errorf("%s: %q, want %q", h.k, got, h.v)
 		}
 	}
-	m := regexp.MustCompile(`window\.folioApiSettings = \{"root":"http://example\.com/api/","nonce":"([0-9a-f]{10})","versionString":"svc/v2/"\};`).FindStringSubmatch(body)
+	m := regexp.MustCompile(`window\.folioApiSettings = \{"root":"http://example\.com/api/","nonce":"([0-9a-f]{10})","versionString":"svc/v2/","nonceEndpoint":"http://example\.com/admin/nonce"\};`).FindStringSubmatch(body)
 	if m == nil {
 		t.Fatalf("no settings object in the admin page:\n%s", body)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
-	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
@@ -33,7 +33,8 @@ func newSessionAuth(ctx context.Context, st store.Store, site *content.Site, nam
 		Users:       st,
 		Nonces:      nonces,
 		Roles:       site.Roles(),
-		NonceHeader: names.HeaderPrefix + "Nonce",
+		NonceHeader: names.NonceHeader(),
+		NonceParam:  names.NonceParam,
 		Now:         time.Now,
 		Logger:      logger,
 	}, nil
@@ -194,12 +195,17 @@ type apiSettings struct {
 	Root          string `json:"root"`
 	Nonce         string `json:"nonce"`
 	VersionString string `json:"versionString"`
+	// NonceEndpoint is the URL that answers a fresh nonce (see
+	// serveNonce), as WordPress hands apiFetch.nonceEndpoint.
+	NonceEndpoint string `json:"nonceEndpoint"`
 }
 
 // settingsScript returns the <script> that gives a page served to a
-// signed-in browser the API settings {root, nonce, versionString}
-// (cli.md), also as window.wpApiSettings in WordPress-compatibility mode.
-// It is empty for visitors who are not signed in.
+// signed-in browser the API settings {root, nonce, versionString,
+// nonceEndpoint} (cli.md) as window[Names.SettingsObject], and under
+// Names.SettingsAlias too when the mode has one (window.wpApiSettings in
+// WordPress-compatibility mode). It is empty for visitors who are not
+// signed in.
 func (s *Server) settingsScript(r *http.Request) string {
 	u, token, err := s.sessions.Session(r)
 	if err != nil {
@@ -213,15 +219,71 @@ func (s *Server) settingsScript(r *http.Request) string {
 		Root:          s.APIRoot(r),
 		Nonce:         s.sessions.Nonce(u, token),
 		VersionString: s.names.Namespace + "/",
+		NonceEndpoint: s.siteBase(r) + s.names.NonceEndpoint,
 	})
 	if err != nil {
 		return ""
 	}
 	// json.Marshal escapes <, > and &, so the object cannot close the
-	// script element.
-	out := "<script>window.folioApiSettings = " + string(js) + ";"
-	if s.cfg.Compat == config.CompatWordPress {
-		out += " window.wpApiSettings = window.folioApiSettings;"
+	// script element; the global names are identifiers of ours.
+	out := "<script>window." + s.names.SettingsObject + " = " + string(js) + ";"
+	if s.names.SettingsAlias != "" {
+		out += " window." + s.names.SettingsAlias + " = window." + s.names.SettingsObject + ";"
 	}
 	return out + "</script>\n"
+}
+
+// nonceText is the body of the nonce endpoint for a request it cannot
+// answer with a nonce, as WordPress's admin-ajax.php answers.
+const nonceText = "0"
+
+// serveNonce answers the nonce endpoint: a fresh nonce as plain text (200)
+// for a browser with a valid session cookie, "0" with 400 for anyone else
+// or when the endpoint's query parameters (action=rest-nonce in
+// WordPress-compatibility mode) are missing. @wordpress/api-fetch calls it
+// to refresh an expired nonce; the admin client does the same.
+func (s *Server) serveNonce(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Robots-Tag", "noindex")
+	answer := func(status int, body string) {
+		h.Set("Content-Length", fmt.Sprint(len(body)))
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost:
+	default:
+		h.Set("Allow", "GET, HEAD, POST")
+		answer(http.StatusMethodNotAllowed, nonceText)
+		return
+	}
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	}
+	if err := r.ParseForm(); err != nil {
+		answer(http.StatusBadRequest, nonceText)
+		return
+	}
+	for k, vs := range s.nonceQuery {
+		if len(vs) > 0 && r.Form.Get(k) != vs[0] {
+			answer(http.StatusBadRequest, nonceText)
+			return
+		}
+	}
+	u, token, err := s.sessions.Session(r)
+	if err != nil {
+		s.logger.Error("nonce endpoint session", "err", err)
+		answer(http.StatusInternalServerError, nonceText)
+		return
+	}
+	if u == nil {
+		answer(http.StatusBadRequest, nonceText)
+		return
+	}
+	answer(http.StatusOK, s.sessions.Nonce(u, token))
 }

@@ -60,6 +60,10 @@ type Server struct {
 	// ext is the extension API; webhooks delivers the outbox.
 	ext      *extension.API
 	webhooks *webhooks.Worker
+	// noncePath and nonceQuery are Names.NonceEndpoint split into the path
+	// the router matches and the parameters serveNonce requires.
+	noncePath  string
+	nonceQuery url.Values
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
@@ -187,13 +191,22 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		MaxUploadBytes:  cfg.Limits.MaxUploadBytes,
 		Authenticate:    authenticate,
 		ResponseHeaders: sessions.ResponseHeaders,
-		Logger:          logger,
+		CORS: rest.CORS{
+			AllowedOrigins: cfg.CORS.AllowedOrigins,
+			MaxAge:         time.Duration(cfg.CORS.MaxAgeSeconds) * time.Second,
+		},
+		Logger: logger,
 	})
 	if err := api.Install(site, rs); err != nil {
 		return nil, err
 	}
 	endpoints.Register(rs, site)
 	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate}
+	ne, err := url.Parse(names.NonceEndpoint)
+	if err != nil || !strings.HasPrefix(ne.Path, "/") {
+		return nil, fmt.Errorf("nonce endpoint %q: not a site path", names.NonceEndpoint)
+	}
+	s.noncePath, s.nonceQuery = ne.Path, ne.Query()
 	if err := s.startExtensions(ctx, api, rs, site, st); err != nil {
 		return nil, err
 	}
@@ -246,6 +259,8 @@ func (s *Server) routes(api http.Handler) http.Handler {
 			s.serveLogin(w, r)
 		case p == "/logout":
 			s.serveLogout(w, r)
+		case p == s.noncePath:
+			s.serveNonce(w, r)
 		case strings.HasPrefix(p, UploadsPrefix):
 			s.serveUploads(w, r)
 		case strings.HasPrefix(p, assetsPrefix):
@@ -277,15 +292,20 @@ func restRouteRequest(r *http.Request, prefix string) *http.Request {
 // configured site URL, or the request's scheme and host, plus the prefix
 // and a slash.
 func (s *Server) APIRoot(r *http.Request) string {
-	base := s.cfg.Site.URL
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
+	return s.siteBase(r) + strings.TrimRight(s.names.Prefix, "/") + "/"
+}
+
+// siteBase returns the site's URL without trailing slash: the configured
+// site URL, or the request's scheme and host.
+func (s *Server) siteBase(r *http.Request) string {
+	if s.cfg.Site.URL != "" {
+		return s.cfg.Site.URL
 	}
-	return base + strings.TrimRight(s.names.Prefix, "/") + "/"
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // serveRoot answers "/" with a small HTML page that advertises the API

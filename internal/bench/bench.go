@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/postgres"
 )
@@ -276,12 +277,14 @@ func get(url string) func(context.Context, *rand.Rand) (*http.Request, error) {
 
 // scenarios lists what the benchmark measures, hello first (the baseline).
 func scenarios(folioURL, helloURL string, ids []int64, login, appPass string) []scenario {
-	api := folioURL + "/api/svc/v2"
+	n := rest.DefaultNames() // the benchmark serves the default mode
+	api := folioURL + n.Prefix + "/" + n.Namespace
 	list := []scenario{
 		{"hello", get(helloURL + "/")},
 		{"GET /posts", get(api + "/posts")},
 		{"GET /posts?_embed", get(api + "/posts?_embed")},
 		{"GET /posts?per_page=100", get(api + "/posts?per_page=100")},
+		{"GET /posts?_fields=id,title,link", get(api + "/posts?_fields=id,title,link")},
 	}
 	if len(ids) > 0 {
 		list = append(list, scenario{"GET /posts/<id>", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {

@@ -222,6 +222,7 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		{"GET /posts", "GET", "/api/svc/v2/posts"},
 		{"GET /posts?_embed", "GET", "/api/svc/v2/posts?_embed"},
 		{"GET /posts?per_page=100", "GET", "/api/svc/v2/posts?per_page=100"},
+		{"GET /posts?_fields=id,title,link", "GET", "/api/svc/v2/posts?_fields=id,title,link"},
 		{"GET /posts/<id>", "GET", "/api/svc/v2/posts/42"},
 		{"POST /posts", "POST", "/api/svc/v2/posts"},
 	}

@@ -1,8 +1,9 @@
 // Package cli builds Folio's command-line interface (the cli.md contract):
-// serve, migrate, version, user create/app-password/list, db copy, bench
-// and the hidden bench-hello. The stock binary (cmd/folio) and custom
-// binaries built with ext.Main run the same command tree; only the
-// extensions serve builds the site with differ.
+// serve, migrate, version, user create/app-password/list, db copy, export
+// wxr, import wxr, bench and the hidden bench-hello. The stock binary (cmd/folio) and
+// custom binaries built with ext.Main run the same command tree; only the
+// extensions serve (and export, for their post types and taxonomies) builds
+// the site with differ.
 package cli
 
 import (
@@ -33,6 +34,8 @@ func NewRootCmd(version string, exts ...extension.Extension) *cobra.Command {
 		newBenchCmd(),
 		newBenchHelloCmd(),
 		newDBCmd(),
+		newExportCmd(version, exts),
+		newImportCmd(exts),
 	)
 	return root
 }
@@ -53,6 +56,7 @@ func (f *siteFlags) add(cmd *cobra.Command, withServe bool) {
 	if withServe {
 		fl.StringVar(&f.o.Addr, "addr", "", "listen address (env FOLIO_ADDR; default 127.0.0.1:8080)")
 		fl.StringVar(&f.o.Compat, "compat", "", `"wordpress" serves the WordPress names (env FOLIO_COMPAT)`)
+		fl.StringVar(&f.o.CORSOrigins, "cors-origins", "", `origins allowed to call the API from a browser, comma-separated, or "*" (env FOLIO_CORS_ORIGINS; default none)`)
 		fl.StringVar(&f.o.MediaURL, "media-url", "", "upload storage: s3://bucket?endpoint=host:port&region=r or file:///dir (env FOLIO_MEDIA_URL; default DATA/uploads)")
 	}
 }

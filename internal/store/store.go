@@ -321,6 +321,7 @@ type Store interface {
 	MediaStore
 	PostMetaStore
 	OutboxStore
+	ImportMapStore
 	// Tx runs fn inside one transaction; fn's store sees the writes made
 	// so far. The transaction commits (durably) when fn returns nil.
 	Tx(ctx context.Context, fn func(Store) error) error

@@ -482,7 +482,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	row := regexp.MustCompile(`(?m)^\| (.+?) \| (\d+) \| \d+ \| [\d.]+ ms \| [\d.]+ ms \| (\d+) \| [\d.]+ \|$`)
 	rows := row.FindAllStringSubmatch(r.stdout, -1)
-	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts/<id>", "POST /posts"}
+	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts?_fields=id,title,link", "GET /posts/<id>", "POST /posts"}
 	if len(rows) != len(names) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(names), r.stdout)
 	}

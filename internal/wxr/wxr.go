@@ -319,9 +319,11 @@ func (r *Reader) syntaxError(err error) error {
 
 // node is one element of a record, decoded into a small tree.
 type node struct {
-	name     xml.Name
-	attr     []xml.Attr
-	text     strings.Builder
+	name xml.Name
+	attr []xml.Attr
+	// segs are the element's own text runs as the decoder returned them:
+	// each CDATA section is a run of its own, so is the text between them.
+	segs     []string
 	children []*node
 }
 
@@ -354,7 +356,7 @@ func (r *Reader) readNode(start xml.StartElement) (*node, error) {
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
-			top.text.Write(t)
+			top.segs = append(top.segs, string(t))
 		}
 	}
 	return root, nil
@@ -380,7 +382,32 @@ func kind(n xml.Name) string {
 	return "other"
 }
 
-func (n *node) str() string { return strings.TrimSpace(n.text.String()) }
+func (n *node) str() string { return strings.TrimSpace(strings.Join(n.segs, "")) }
+
+// raw is the text of an element whose white space matters (content,
+// excerpt, meta values, comment text, descriptions): only the white space
+// that lays out the file around a CDATA section (whitespace-only runs
+// before the first and after the last run with text) is left out; the
+// text itself is kept byte for byte, leading and trailing white space
+// included.
+func (n *node) raw() string {
+	segs := n.segs
+	if len(segs) > 1 {
+		for len(segs) > 0 && strings.TrimSpace(segs[0]) == "" {
+			segs = segs[1:]
+		}
+		for len(segs) > 0 && strings.TrimSpace(segs[len(segs)-1]) == "" {
+			segs = segs[:len(segs)-1]
+		}
+	}
+	switch len(segs) {
+	case 0:
+		return ""
+	case 1:
+		return segs[0]
+	}
+	return strings.Join(segs, "")
+}
 
 func (n *node) int() int64 {
 	v, _ := strconv.ParseInt(n.str(), 10, 64)
@@ -455,7 +482,7 @@ func author(n *node, line int) *Author {
 		case "author_last_name":
 			a.LastName = c.str()
 		case "author_description":
-			a.Description = c.str()
+			a.Description = c.raw()
 		}
 	}
 	if a.Login == "" {
@@ -474,7 +501,7 @@ func metaOf(n *node) (Meta, bool) {
 		case "meta_key":
 			m.Key = c.str()
 		case "meta_value":
-			m.Value = c.str()
+			m.Value = c.raw()
 		}
 	}
 	return m, m.Key != ""
@@ -496,7 +523,7 @@ func categoryTerm(n *node, line int) *Term {
 		case "cat_name":
 			t.Name = c.str()
 		case "category_description":
-			t.Description = c.str()
+			t.Description = c.raw()
 		case "termmeta":
 			if m, ok := metaOf(c); ok {
 				t.Meta = append(t.Meta, m)
@@ -520,7 +547,7 @@ func tagTerm(n *node, line int) *Term {
 		case "tag_name":
 			t.Name = c.str()
 		case "tag_description":
-			t.Description = c.str()
+			t.Description = c.raw()
 		case "termmeta":
 			if m, ok := metaOf(c); ok {
 				t.Meta = append(t.Meta, m)
@@ -548,7 +575,7 @@ func genericTerm(n *node, line int) *Term {
 		case "term_name":
 			t.Name = c.str()
 		case "term_description":
-			t.Description = c.str()
+			t.Description = c.raw()
 		case "termmeta":
 			if m, ok := metaOf(c); ok {
 				t.Meta = append(t.Meta, m)
@@ -588,7 +615,7 @@ func (r *Reader) item(n *node, line int) *Item {
 			case "guid":
 				it.GUID = c.str()
 			case "description":
-				it.Description = c.str()
+				it.Description = c.raw()
 			case "category":
 				if t, ok := itemTerm(c); ok {
 					it.Terms = append(it.Terms, t)
@@ -600,11 +627,11 @@ func (r *Reader) item(n *node, line int) *Item {
 			}
 		case "content":
 			if c.name.Local == "encoded" {
-				it.Content = c.str()
+				it.Content = c.raw()
 			}
 		case "excerpt":
 			if c.name.Local == "encoded" {
-				it.Excerpt = c.str()
+				it.Excerpt = c.raw()
 			}
 		case "wp":
 			r.itemField(it, c)
@@ -698,7 +725,7 @@ func comment(n *node) Comment {
 		case "comment_date_gmt":
 			c.DateGMT = e.str()
 		case "comment_content":
-			c.Content = e.str()
+			c.Content = e.raw()
 		case "comment_approved":
 			c.Approved = e.str()
 		case "comment_type":

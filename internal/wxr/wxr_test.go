@@ -202,3 +202,61 @@ func TestLatin1ExportsAreDecoded(t *testing.T) {
 		t.Errorf("title = %q", got)
 	}
 }
+
+// TestWhiteSpaceInsideCDATAIsKept: the white space that lays out the file
+// around a CDATA section is not part of the text, the white space inside it
+// is (an enclosure meta value ends with a line feed; block content may
+// start or end with one).
+func TestWhiteSpaceInsideCDATAIsKept(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:excerpt="http://wordpress.org/export/1.2/excerpt/" xmlns:wp="http://wordpress.org/export/1.2/">
+<channel>
+	<item>
+		<title>  T  </title>
+		<content:encoded>
+			<![CDATA[
+<p>body</p>
+]]>
+		</content:encoded>
+		<excerpt:encoded><![CDATA[ lead ]]></excerpt:encoded>
+		<wp:post_id>7</wp:post_id>
+		<wp:postmeta>
+			<wp:meta_key><![CDATA[enclosure]]></wp:meta_key>
+			<wp:meta_value><![CDATA[http://example.com/a.mp3
+123
+audio/mpeg
+]]></wp:meta_value>
+		</wp:postmeta>
+		<wp:comment>
+			<wp:comment_id>1</wp:comment_id>
+			<wp:comment_content>
+				<![CDATA[  indented reply]]>
+			</wp:comment_content>
+		</wp:comment>
+	</item>
+</channel>
+</rss>`
+	_, recs, err := readAll(t, strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	it := recs[0].(*wxr.Item)
+	if it.Title != "T" {
+		t.Errorf("title = %q, want it trimmed", it.Title)
+	}
+	if it.Content != "\n<p>body</p>\n" {
+		t.Errorf("content = %q, want the CDATA text exactly", it.Content)
+	}
+	if it.Excerpt != " lead " {
+		t.Errorf("excerpt = %q", it.Excerpt)
+	}
+	if len(it.Meta) != 1 || it.Meta[0].Value != "http://example.com/a.mp3\n123\naudio/mpeg\n" {
+		t.Errorf("meta = %#v, want the value with its final line feed", it.Meta)
+	}
+	if len(it.Comments) != 1 || it.Comments[0].Content != "  indented reply" {
+		t.Errorf("comments = %#v", it.Comments)
+	}
+}

@@ -240,7 +240,12 @@ func mysqlDate(t time.Time) string {
 
 // authors writes one wp:author per user, in id order. WordPress lists only
 // the authors of exported posts; Folio lists every user, so that comment
-// authors and users without posts survive the trip too.
+// authors and users without posts survive the trip too, and adds a user's
+// description as wp:author_description when there is one. Each wp:author is
+// written on one line, as WordPress's wxr_authors_list() writes it: the
+// WordPress importer's regular-expression parser (its fallback when PHP has
+// neither SimpleXML nor the XML extension) reads an author only from a
+// line that holds both <wp:author> and </wp:author>.
 func (e *exporter) authors(ctx context.Context) error {
 	for after := int64(0); ; {
 		if err := ctx.Err(); err != nil {
@@ -254,14 +259,21 @@ func (e *exporter) authors(ctx context.Context) error {
 			return nil
 		}
 		for _, u := range users {
-			e.ws("\t<wp:author>\n")
-			e.intEl("\t\t", "wp:author_id", u.ID)
-			e.cdataEl("\t\t", "wp:author_login", u.Login)
-			e.cdataEl("\t\t", "wp:author_email", u.Email)
-			e.cdataEl("\t\t", "wp:author_display_name", u.DisplayName)
-			e.cdataEl("\t\t", "wp:author_first_name", u.FirstName)
-			e.cdataEl("\t\t", "wp:author_last_name", u.LastName)
-			e.ws("\t</wp:author>\n")
+			desc := ""
+			if u.Description != "" {
+				// WordPress writes none and its importer ignores it;
+				// Folio's importer reads it back. Line feeds are written
+				// as character references to keep the author on one line.
+				desc = "<wp:author_description>" + strings.ReplaceAll(cdata(u.Description), "\n", "]]>&#10;<![CDATA[") + "</wp:author_description>"
+			}
+			e.ws("\t<wp:author>",
+				"<wp:author_id>", strconv.FormatInt(u.ID, 10), "</wp:author_id>",
+				"<wp:author_login>", cdata(u.Login), "</wp:author_login>",
+				"<wp:author_email>", cdata(u.Email), "</wp:author_email>",
+				"<wp:author_display_name>", cdata(u.DisplayName), "</wp:author_display_name>",
+				"<wp:author_first_name>", cdata(u.FirstName), "</wp:author_first_name>",
+				"<wp:author_last_name>", cdata(u.LastName), "</wp:author_last_name>", desc,
+				"</wp:author>\n")
 		}
 		after = users[len(users)-1].ID
 		if err := e.flush(); err != nil {

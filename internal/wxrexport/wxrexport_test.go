@@ -409,6 +409,21 @@ func TestExportWritesWXRWordPressReads(t *testing.T) {
 	if a := ch.Authors[3]; a.LastName != "O'Brien & Co" {
 		t.Errorf("escaped last name = %q", a.LastName)
 	}
+	// Each wp:author on one line, as WordPress writes it: the WordPress
+	// importer's regular-expression parser reads an author only from a line
+	// holding both its start and end tags.
+	authorLines := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "<wp:author>") {
+			authorLines++
+			if !strings.HasPrefix(line, "\t<wp:author><wp:author_id>") || !strings.HasSuffix(line, "</wp:author>") {
+				t.Errorf("wp:author not on one line: %q", line)
+			}
+		}
+	}
+	if authorLines != len(ch.Authors) {
+		t.Errorf("%d lines with <wp:author>, want %d", authorLines, len(ch.Authors))
+	}
 
 	// Categories: every one, parents before children, parents by slug.
 	pos := map[string]int{}

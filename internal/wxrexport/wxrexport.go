@@ -464,9 +464,6 @@ type batchData struct {
 	terms   map[int64][]*store.Term
 	media   map[int64]*store.Media
 	parents map[int64]*store.Post
-	// trashed maps a trashed post to its post-trashed comments: comment
-	// id → the status each had before the post went to the trash.
-	trashed map[int64]phpArray
 }
 
 // batch loads what the items of posts need, one query per kind (and per
@@ -474,7 +471,7 @@ type batchData struct {
 // comments page by page alongside.
 func (e *exporter) batch(ctx context.Context, posts []*store.Post) error {
 	ids := make([]int64, len(posts))
-	var authors, attachments, trashed []int64
+	var authors, attachments []int64
 	seenAuthor := map[int64]bool{}
 	for i, p := range posts {
 		ids[i] = p.ID
@@ -485,11 +482,8 @@ func (e *exporter) batch(ctx context.Context, posts []*store.Post) error {
 		if p.Type == "attachment" {
 			attachments = append(attachments, p.ID)
 		}
-		if p.Status == "trash" {
-			trashed = append(trashed, p.ID)
-		}
 	}
-	d := batchData{logins: map[int64]string{}, trashed: map[int64]phpArray{}}
+	d := batchData{logins: map[int64]string{}}
 	users, err := e.st.GetUsers(ctx, authors)
 	if err != nil {
 		return fmt.Errorf("wxrexport: authors: %w", err)
@@ -505,14 +499,6 @@ func (e *exporter) batch(ctx context.Context, posts []*store.Post) error {
 	}
 	if d.parents, err = e.parentChains(ctx, posts); err != nil {
 		return err
-	}
-	if err := e.pages(ctx, func(ap, ai int64, limit int) ([]*store.ExportedComment, error) {
-		return e.ex.ExportComments(ctx, store.ExportCommentQuery{Posts: trashed, AfterPost: ap, AfterID: ai, Limit: limit,
-			Approved: []string{store.CommentPostTrashed}})
-	}, func(c *store.ExportedComment) (int64, int64) { return c.PostID, c.ID }, func(c *store.ExportedComment) {
-		d.trashed[c.PostID] = append(d.trashed[c.PostID], phpKV{c.ID, c.PostTrashStatus})
-	}); err != nil {
-		return fmt.Errorf("wxrexport: comments of trashed posts: %w", err)
 	}
 
 	pageSize := 5 * e.opts.BatchSize
@@ -713,7 +699,7 @@ func (e *exporter) item(p *store.Post, d *batchData, meta *pager[*store.PostMeta
 	// Meta WordPress keeps in wp_postmeta but Folio keeps in columns
 	// and records comes first; stored meta with the same keys is not
 	// written twice.
-	derived := e.derivedMeta(p, m, d.trashed[p.ID])
+	derived := e.derivedMeta(p, m)
 	skip := map[string]bool{"_edit_lock": true}
 	for _, kv := range derived {
 		skip[kv[0]] = true
@@ -757,7 +743,7 @@ func (e *exporter) postmeta(key, value string) {
 // WordPress keeps as post meta and Folio keeps in the post and media
 // records: the attachment's file, metadata and alternative text, the
 // featured image, the page template and the trash bookkeeping.
-func (e *exporter) derivedMeta(p *store.Post, m *store.Media, trashedComments phpArray) [][2]string {
+func (e *exporter) derivedMeta(p *store.Post, m *store.Media) [][2]string {
 	var out [][2]string
 	if m != nil {
 		if m.File != "" {
@@ -784,9 +770,6 @@ func (e *exporter) derivedMeta(p *store.Post, m *store.Media, trashedComments ph
 		// modification date, which is the closest record of it.
 		if !p.ModifiedGMT.IsZero() {
 			out = append(out, [2]string{"_wp_trash_meta_time", strconv.FormatInt(p.ModifiedGMT.Unix(), 10)})
-		}
-		if len(trashedComments) > 0 {
-			out = append(out, [2]string{"_wp_trash_meta_comments_status", phpSerialize(trashedComments)})
 		}
 	}
 	return out
@@ -825,6 +808,24 @@ func attachmentMetadata(m *store.Media) string {
 	return phpSerialize(arr)
 }
 
+// exportedApproval is the wp:comment_approved of an exported comment. A
+// comment that went to the trash with its post is written with the status
+// it had before: WordPress keeps that status in the post's
+// _wp_trash_meta_comments_status, keyed by comment ids, which its importer
+// does not remap to the ids it gives the comments, so untrashing the post
+// there would change unrelated comments and leave these hidden. Written
+// this way, WordPress shows them as they were, and Folio's importer puts
+// them back into the trash with their post, remembering that status.
+func exportedApproval(c *store.ExportedComment) string {
+	if c.Approved != store.CommentPostTrashed {
+		return c.Approved
+	}
+	if c.PostTrashStatus == "" {
+		return "0"
+	}
+	return c.PostTrashStatus
+}
+
 // comment writes one wp:comment of an item.
 func (e *exporter) comment(c *store.ExportedComment) {
 	e.ws("\t\t<wp:comment>\n")
@@ -836,7 +837,7 @@ func (e *exporter) comment(c *store.ExportedComment) {
 	e.cdataEl("\t\t\t", "wp:comment_date", mysqlDate(c.Date))
 	e.cdataEl("\t\t\t", "wp:comment_date_gmt", mysqlDate(c.DateGMT))
 	e.cdataEl("\t\t\t", "wp:comment_content", c.Content)
-	e.cdataEl("\t\t\t", "wp:comment_approved", c.Approved)
+	e.cdataEl("\t\t\t", "wp:comment_approved", exportedApproval(c))
 	e.cdataEl("\t\t\t", "wp:comment_type", c.Type)
 	e.intEl("\t\t\t", "wp:comment_parent", c.Parent)
 	e.intEl("\t\t\t", "wp:comment_user_id", c.AuthorID)

@@ -55,13 +55,21 @@ export function folioBinary() {
 }
 
 // startServer runs `folio serve --addr 127.0.0.1:0` on a fresh data
-// directory and resolves once it prints its address.
-export async function startServer({ compat } = {}) {
+// directory and resolves once it prints its address. compat: 'wordpress'
+// adds `--compat wordpress`; config is the text of a folio.toml (custom
+// post types, taxonomies) written to the data directory and passed with
+// --config.
+export async function startServer({ compat, config } = {}) {
 	const bin = await folioBinary();
 	const data = await mkdtemp(path.join(tmpdir(), 'folio-e2e-data-'));
 	const args = ['serve', '--addr', '127.0.0.1:0', '--data', data];
 	if (compat) {
 		args.push('--compat', compat);
+	}
+	if (config !== undefined) {
+		const file = path.join(data, 'folio.toml');
+		await writeFile(file, config);
+		args.push('--config', file);
 	}
 	const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
 	let log = '';
@@ -83,8 +91,11 @@ export async function startServer({ compat } = {}) {
 		});
 	});
 	proc.removeAllListeners('exit');
+	// The API's namespace URL under the mode's names (docs/wordpress-compat.md).
+	const apiBase = compat === 'wordpress' ? `${url}/wp-json/wp/v2/` : `${url}/api/svc/v2/`;
 	const server = {
 		url,
+		apiBase,
 		data,
 		bin,
 		log: () => log,
@@ -105,18 +116,22 @@ export async function startServer({ compat } = {}) {
 			const out = await server.cli('user', 'app-password', '--login', login, '--name', 'e2e');
 			return out.split('\n').pop().trim();
 		},
-		// api calls the REST API from Node with Basic authentication.
+		// api calls the REST API from Node with Basic authentication. A
+		// Buffer body is sent as it is (an upload: set Content-Type and
+		// Content-Disposition in headers); anything else is sent as JSON.
 		async api(method, route, { user, pass, body, headers = {} } = {}) {
 			const h = { ...headers };
 			if (user) {
 				h.Authorization = 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
 			}
 			let payload;
-			if (body !== undefined) {
+			if (Buffer.isBuffer(body)) {
+				payload = body;
+			} else if (body !== undefined) {
 				h['Content-Type'] = 'application/json';
 				payload = JSON.stringify(body);
 			}
-			const res = await fetch(`${url}/api/svc/v2/${route}`, { method, headers: h, body: payload });
+			const res = await fetch(apiBase + route, { method, headers: h, body: payload });
 			const text = await res.text();
 			let json = null;
 			try {

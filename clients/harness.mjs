@@ -4,29 +4,18 @@
 // application passwords with the CLI, signs a "browser" in through
 // POST /login and reads the settings object a signed-in page carries.
 //
-// It deliberately shares no code with e2e/: this directory installs and
-// runs on its own (`cd clients && npm ci && node --test`).
-import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+// It shares only the dependency-free testkit/folio.mjs with e2e/: this
+// directory installs and runs on its own (`cd clients && npm ci && node
+// --test`).
 import vm from 'node:vm';
-import { deflateSync } from 'node:zlib';
+import { PASSWORD, startFolio } from '../testkit/folio.mjs';
 
-const run = promisify(execFile);
+export { folioBinary, PASSWORD, png, repoRoot } from '../testkit/folio.mjs';
 
 // nativeFetch is Node's own fetch, kept before installBrowser replaces
 // globalThis.fetch: the harness's own requests (seeding, sign-in, checks)
 // never go through the emulated browser or its cookie jar.
 export const nativeFetch = globalThis.fetch;
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const repoRoot = path.resolve(here, '..');
-
-// The account password of every user the tests create (application
-// passwords are made separately with `folio user app-password`).
-export const PASSWORD = 'correct horse battery staple';
 
 // The configuration every test server starts with: a custom post type, so
 // that a client bootstrapped from the server's own index can be told apart
@@ -42,102 +31,20 @@ hierarchical = false
 supports = ["title", "editor", "author", "thumbnail", "excerpt"]
 `;
 
-let built;
-
-// folioBinary builds cmd/folio once per test process into a temporary
-// directory (FOLIO_BIN names a prebuilt binary instead).
-export function folioBinary() {
-	if (process.env.FOLIO_BIN) {
-		return Promise.resolve(process.env.FOLIO_BIN);
-	}
-	if (!built) {
-		built = (async () => {
-			const dir = await mkdtemp(path.join(tmpdir(), 'folio-clients-bin-'));
-			const bin = path.join(dir, 'folio');
-			await run('go', ['build', '-o', bin, './cmd/folio'], { cwd: repoRoot, maxBuffer: 16 << 20, timeout: 300000 });
-			return bin;
-		})();
-	}
-	return built;
-}
-
 // startServer runs `folio serve` on a free loopback port with a fresh data
-// directory and SITE_CONFIG, and resolves once it prints its address.
-// compat: 'wordpress' adds `--compat wordpress`.
+// directory and SITE_CONFIG (testkit/folio.mjs startFolio), and resolves
+// once it prints its address. compat: 'wordpress' adds `--compat
+// wordpress`.
 export async function startServer({ compat } = {}) {
-	const bin = await folioBinary();
-	const data = await mkdtemp(path.join(tmpdir(), 'folio-clients-data-'));
-	const configFile = path.join(data, 'folio.toml');
-	await writeFile(configFile, SITE_CONFIG);
-	const args = ['serve', '--addr', '127.0.0.1:0', '--data', data, '--config', configFile];
-	if (compat) {
-		args.push('--compat', compat);
-	}
-	// A clean environment for the mode: an inherited FOLIO_COMPAT must not
-	// turn the default-mode server into a compat one.
-	const env = { ...process.env };
-	delete env.FOLIO_COMPAT;
-	delete env.FOLIO_CONFIG;
-	delete env.FOLIO_ADDR;
-	delete env.FOLIO_DATA;
-	delete env.FOLIO_DATABASE_URL;
-	const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-	let log = '';
-	const url = await new Promise((resolve, reject) => {
-		const timer = setTimeout(() => {
-			proc.kill('SIGKILL');
-			reject(new Error('folio serve did not start within 30s:\n' + log));
-		}, 30000);
-		const onData = (chunk) => {
-			log += chunk;
-			const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
-			if (m) {
-				clearTimeout(timer);
-				resolve(m[1]);
-			}
-		};
-		proc.stdout.on('data', onData);
-		proc.stderr.on('data', onData);
-		proc.on('exit', (code) => {
-			clearTimeout(timer);
-			reject(new Error(`folio serve exited with ${code}:\n${log}`));
-		});
-	});
-	proc.removeAllListeners('exit');
-	// A test process that dies without running its `after` hooks must not
-	// leave the server behind.
-	const reap = () => proc.kill('SIGKILL');
-	process.once('exit', reap);
-	proc.once('exit', () => process.removeListener('exit', reap));
+	const server = await startFolio({ compat, config: SITE_CONFIG, label: 'clients' });
+	const { url } = server;
 	const prefix = compat === 'wordpress' ? '/wp-json' : '/api';
 	const namespace = compat === 'wordpress' ? 'wp/v2' : 'svc/v2';
-	const server = {
-		url,
-		data,
-		bin,
+	Object.assign(server, {
 		// apiRoot is the API root URL with its trailing slash, as the
 		// settings object names it.
 		apiRoot: `${url}${prefix}/`,
 		namespace,
-		log: () => log,
-		// cli runs a folio command against the server's data directory and
-		// returns its trimmed standard output.
-		async cli(...cmd) {
-			const { stdout } = await run(bin, [...cmd, '--data', data], { env, timeout: 60000 });
-			return stdout.trim();
-		},
-		// createUser creates a user with the CLI and returns {id, login,
-		// password}.
-		async createUser(login, role) {
-			const out = await server.cli('user', 'create', '--login', login, '--email', `${login}@example.test`, '--password', PASSWORD, '--role', role);
-			return { id: parseInt(out.split('\n').pop(), 10), login, password: PASSWORD };
-		},
-		// appPassword creates an application password for login and
-		// returns it.
-		async appPassword(login) {
-			const out = await server.cli('user', 'app-password', '--login', login, '--name', 'clients');
-			return out.split('\n').pop().trim();
-		},
 		// api calls the REST API with plain fetch and Basic authentication
 		// (for seeding and for checking what a client did, never for the
 		// behaviour under test).
@@ -189,17 +96,7 @@ export async function startServer({ compat } = {}) {
 				throw new Error(`POST /logout answered ${res.status}`);
 			}
 		},
-		async stop() {
-			if (proc.exitCode === null && proc.signalCode === null) {
-				const exited = new Promise((resolve) => proc.once('exit', resolve));
-				proc.kill('SIGTERM');
-				const killer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-				await exited;
-				clearTimeout(killer);
-			}
-			await rm(data, { recursive: true, force: true });
-		},
-	};
+	});
 	return server;
 }
 
@@ -331,54 +228,6 @@ export function installBrowser(pageURL, jar) {
 			globalThis.fetch = nativeFetch;
 		},
 	};
-}
-
-// png returns a small valid PNG image (a w×h gradient) as a Buffer, so the
-// tests need no image files.
-export function png(w = 64, h = 48) {
-	const crcTable = Array.from({ length: 256 }, (_, n) => {
-		let c = n;
-		for (let k = 0; k < 8; k++) {
-			c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-		}
-		return c >>> 0;
-	});
-	const crc = (buf) => {
-		let c = 0xffffffff;
-		for (const b of buf) {
-			c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-		}
-		return (c ^ 0xffffffff) >>> 0;
-	};
-	const chunk = (type, data) => {
-		const len = Buffer.alloc(4);
-		len.writeUInt32BE(data.length);
-		const td = Buffer.concat([Buffer.from(type), data]);
-		const sum = Buffer.alloc(4);
-		sum.writeUInt32BE(crc(td));
-		return Buffer.concat([len, td, sum]);
-	};
-	const ihdr = Buffer.alloc(13);
-	ihdr.writeUInt32BE(w, 0);
-	ihdr.writeUInt32BE(h, 4);
-	ihdr[8] = 8; // bit depth
-	ihdr[9] = 2; // truecolour
-	const rows = [];
-	for (let y = 0; y < h; y++) {
-		const row = Buffer.alloc(1 + w * 3);
-		for (let x = 0; x < w; x++) {
-			row[1 + x * 3] = (x * 255 / w) | 0;
-			row[2 + x * 3] = (y * 255 / h) | 0;
-			row[3 + x * 3] = 160;
-		}
-		rows.push(row);
-	}
-	return Buffer.concat([
-		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-		chunk('IHDR', ihdr),
-		chunk('IDAT', deflateSync(Buffer.concat(rows))),
-		chunk('IEND', Buffer.alloc(0)),
-	]);
 }
 
 // seedSite creates the content the wpapi tests read: two categories, two

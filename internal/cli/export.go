@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/extension"
@@ -49,18 +48,8 @@ types and taxonomies come from the configuration (--config), as for serve.`,
 			if err != nil {
 				return err
 			}
-			if len(exts) > 0 {
-				api, err := extension.New(exts...)
-				if err != nil {
-					return err
-				}
-				c := *cfg
-				c.PostTypes = slices.Clone(cfg.PostTypes)
-				c.Taxonomies = slices.Clone(cfg.Taxonomies)
-				if err := api.Configure(&c); err != nil {
-					return err
-				}
-				cfg = &c
+			if cfg, err = configWithExtensions(cfg, exts); err != nil {
+				return err
 			}
 			st, err := server.OpenStore(ctx, cfg)
 			if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -90,18 +89,8 @@ standard error; the summary table goes to standard output.`,
 			if err != nil {
 				return err
 			}
-			if len(exts) > 0 {
-				api, err := extension.New(exts...)
-				if err != nil {
-					return err
-				}
-				c := *cfg
-				c.PostTypes = slices.Clone(cfg.PostTypes)
-				c.Taxonomies = slices.Clone(cfg.Taxonomies)
-				if err := api.Configure(&c); err != nil {
-					return err
-				}
-				cfg = &c
+			if cfg, err = configWithExtensions(cfg, exts); err != nil {
+				return err
 			}
 			if opts.DryRun && !cfg.IsPostgres() {
 				// A dry run never creates a site: with no database at

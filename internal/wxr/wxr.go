@@ -435,11 +435,11 @@ func (r *Reader) record(n *node, line int) any {
 		case "author", "wp_author":
 			return author(n, line)
 		case "category":
-			return categoryTerm(n, line)
+			return readTerm(n, line, "category", categoryElems)
 		case "tag":
-			return tagTerm(n, line)
+			return readTerm(n, line, "post_tag", tagElems)
 		case "term":
-			return genericTerm(n, line)
+			return readTerm(n, line, "", termElemNames)
 		case "wxr_version":
 			r.channel.WXRVersion = n.str()
 		case "base_site_url":
@@ -507,79 +507,44 @@ func metaOf(n *node) (Meta, bool) {
 	return m, m.Key != ""
 }
 
-func categoryTerm(n *node, line int) *Term {
-	t := &Term{Taxonomy: "category", Line: line}
+// termElems names the child elements of one kind of term definition.
+type termElems struct {
+	taxonomy, slug, parent, name, description string
+}
+
+var (
+	categoryElems = termElems{slug: "category_nicename", parent: "category_parent", name: "cat_name", description: "category_description"}
+	tagElems      = termElems{slug: "tag_slug", name: "tag_name", description: "tag_description"}
+	termElemNames = termElems{taxonomy: "term_taxonomy", slug: "term_slug", parent: "term_parent", name: "term_name", description: "term_description"}
+)
+
+// readTerm reads a wp:category, wp:tag or wp:term definition whose child
+// elements e names; taxonomy is the taxonomy of wp:category and wp:tag
+// ("" for wp:term, which names its own). A definition without a taxonomy
+// is dropped (nil).
+func readTerm(n *node, line int, taxonomy string, e termElems) *Term {
+	t := &Term{Taxonomy: taxonomy, Line: line}
 	for _, c := range n.children {
 		if kind(c.name) != "wp" {
 			continue
 		}
-		switch c.name.Local {
-		case "term_id":
+		switch l := c.name.Local; {
+		case l == "term_id":
 			t.ID = c.int()
-		case "category_nicename":
-			t.Slug = c.str()
-		case "category_parent":
-			t.Parent = c.str()
-		case "cat_name":
-			t.Name = c.str()
-		case "category_description":
-			t.Description = c.raw()
-		case "termmeta":
+		case l == "termmeta":
 			if m, ok := metaOf(c); ok {
 				t.Meta = append(t.Meta, m)
 			}
-		}
-	}
-	return finishTerm(t)
-}
-
-func tagTerm(n *node, line int) *Term {
-	t := &Term{Taxonomy: "post_tag", Line: line}
-	for _, c := range n.children {
-		if kind(c.name) != "wp" {
-			continue
-		}
-		switch c.name.Local {
-		case "term_id":
-			t.ID = c.int()
-		case "tag_slug":
-			t.Slug = c.str()
-		case "tag_name":
-			t.Name = c.str()
-		case "tag_description":
-			t.Description = c.raw()
-		case "termmeta":
-			if m, ok := metaOf(c); ok {
-				t.Meta = append(t.Meta, m)
-			}
-		}
-	}
-	return finishTerm(t)
-}
-
-func genericTerm(n *node, line int) *Term {
-	t := &Term{Line: line}
-	for _, c := range n.children {
-		if kind(c.name) != "wp" {
-			continue
-		}
-		switch c.name.Local {
-		case "term_id":
-			t.ID = c.int()
-		case "term_taxonomy":
+		case e.taxonomy != "" && l == e.taxonomy:
 			t.Taxonomy = c.str()
-		case "term_slug":
+		case l == e.slug:
 			t.Slug = c.str()
-		case "term_parent":
+		case e.parent != "" && l == e.parent:
 			t.Parent = c.str()
-		case "term_name":
+		case l == e.name:
 			t.Name = c.str()
-		case "term_description":
+		case l == e.description:
 			t.Description = c.raw()
-		case "termmeta":
-			if m, ok := metaOf(c); ok {
-				t.Meta = append(t.Meta, m)
-			}
 		}
 	}
 	if t.Taxonomy == "" {

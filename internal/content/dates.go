@@ -66,7 +66,32 @@ func FormatDate(t time.Time) (string, bool) {
 	if t.IsZero() {
 		return "", false
 	}
-	return t.Format("2006-01-02T15:04:05"), true
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format("2006-01-02T15:04:05"), true
+	}
+	// What t.Format("2006-01-02T15:04:05") writes, without parsing the
+	// layout: this runs four times for every post of every page.
+	hour, minute, sec := t.Clock()
+	var b [19]byte
+	put := func(i, n, width int) {
+		for j := i + width - 1; j >= i; j-- {
+			b[j] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	put(0, year, 4)
+	b[4] = '-'
+	put(5, int(month), 2)
+	b[7] = '-'
+	put(8, day, 2)
+	b[10] = 'T'
+	put(11, hour, 2)
+	b[13] = ':'
+	put(14, minute, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	return string(b[:]), true
 }
 
 func truncSecond(t time.Time) time.Time { return t.Truncate(time.Second) }

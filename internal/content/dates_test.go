@@ -1,6 +1,7 @@
 package content
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -47,5 +48,32 @@ func TestFormatDateZeroIsNull(t *testing.T) {
 	s, ok := FormatDate(time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC))
 	if !ok || s != "2020-01-02T03:04:05" {
 		t.Fatalf("FormatDate = %q", s)
+	}
+}
+
+// TestFormatDateMatchesTimeFormat checks the hand-written formatter against
+// time.Format over years 0 to 9999 (and outside, where it falls back),
+// every field's range and other locations.
+func TestFormatDateMatchesTimeFormat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		paris = time.FixedZone("CET", 3600)
+	}
+	locs := []*time.Location{time.UTC, paris, time.FixedZone("odd", -(9*3600 + 30*60))}
+	years := []int{0, 1, 9, 10, 99, 100, 999, 1000, 1969, 1970, 2000, 2038, 9999, 10000, 12345, -1}
+	for n := 0; n < 5000; n++ {
+		y := years[n%len(years)]
+		if n%2 == 1 {
+			y = rng.IntN(10000)
+		}
+		tm := time.Date(y, time.Month(1+rng.IntN(12)), 1+rng.IntN(31), rng.IntN(24), rng.IntN(60), rng.IntN(60), rng.IntN(1e9), locs[n%len(locs)])
+		if tm.IsZero() {
+			continue
+		}
+		got, ok := FormatDate(tm)
+		if want := tm.Format("2006-01-02T15:04:05"); !ok || got != want {
+			t.Fatalf("FormatDate(%v) = %q, %v; want %q", tm, got, ok, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -142,11 +143,21 @@ func MediaType(mimeType string) string {
 	return "file"
 }
 
-// Upload is a file sent to the media collection.
+// Upload is a file sent to the media collection, already received into a
+// temporary file.
 type Upload struct {
 	// Name is the file name the client gave (not yet sanitized).
 	Name string
-	Data []byte
+	// File holds the Size bytes of the upload. CreateMedia stores it with
+	// media.PutFile, which for local blobs moves it into place; closing
+	// and removing what is left is the caller's.
+	File *os.File
+	Size int64
+	// Sum is the MD5 digest of the bytes, taken while they were received.
+	Sum [md5.Size]byte
+	// Head is the first bytes of the file (at least the first 1024 when it
+	// has that many), for content sniffing.
+	Head []byte
 	// MD5 is the Content-MD5 header, "" when absent.
 	MD5 string
 	// Raw is true for a raw body upload, false for a multipart form; it
@@ -196,8 +207,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		}
 	}
 	if h := strings.TrimSpace(up.MD5); h != "" {
-		sum := md5.Sum(up.Data)
-		if !strings.EqualFold(h, hex.EncodeToString(sum[:])) {
+		if !strings.EqualFold(h, hex.EncodeToString(up.Sum[:])) {
 			return nil, nil, &Error{Code: "rest_upload_hash_mismatch", Message: "Content hash did not match expected.", Status: 412}
 		}
 	}
@@ -215,7 +225,11 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 			name = "unnamed-file." + ext
 		}
 	}
-	name, mimeType, err := types.Check(name, up.Data)
+	var mimeType string
+	err := media.ErrEmptyFile
+	if up.Size > 0 && up.File != nil {
+		name, mimeType, err = types.Check(name, up.Head)
+	}
 	switch {
 	case errors.Is(err, media.ErrEmptyFile):
 		return nil, nil, rejected("File is empty. Please upload something more substantial.")
@@ -237,7 +251,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	var info *media.ImageInfo
 	if media.IsImage(mimeType) {
 		s.initMedia()
-		info, err = s.media.proc.Process(ctx, up.Data, mimeType)
+		info, err = s.media.proc.ProcessFile(ctx, up.File, up.Size, mimeType)
 		switch {
 		case errors.Is(err, media.ErrTooManyPixels):
 			return nil, nil, rejected("The image is too large to be processed: it has more pixels than the site allows.")
@@ -268,7 +282,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	}
 	base := media.Ext(file)
 	base = strings.TrimSuffix(file[strings.LastIndexByte(file, '/')+1:], "."+base)
-	if err := blobs.Put(ctx, file, bytes.NewReader(up.Data), int64(len(up.Data)), mimeType); err != nil {
+	if err := media.PutFile(ctx, blobs, file, up.File, up.Size, mimeType); err != nil {
 		release()
 		return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be moved to %s.", folder))
 	}
@@ -568,4 +582,20 @@ func (s *Site) SweepMediaReservations(ctx context.Context, olderThan time.Durati
 			return total, nil
 		}
 	}
+}
+
+// SweepUploadTemps removes temporary upload files last written more than
+// olderThan ago (a process died while receiving or storing them) from the
+// blob storage's temporary area, for local blobs; see media.SweepTemp. It
+// returns how many it removed.
+func (s *Site) SweepUploadTemps(olderThan time.Duration) (int, error) {
+	blobs := s.Blobs()
+	if blobs == nil {
+		return 0, nil
+	}
+	n, err := media.SweepTemp(blobs, time.Now().Add(-olderThan))
+	if err != nil {
+		return n, fmt.Errorf("sweep upload temporary files: %w", err)
+	}
+	return n, nil
 }

@@ -154,11 +154,16 @@ func (s *Site) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post,
 
 // countPosts counts the posts q matches. Counts are cached by the store's
 // write version, so a count never outlives a write on any node, and a
-// page of a large collection does not rescan it for X-API-Total.
+// page of a large collection does not rescan it for X-API-Total. The
+// version the API server read for the request (store.ContextVersion) is
+// used when there is one.
 func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error) {
-	version, err := s.Store.Version(ctx)
-	if err != nil {
-		return 0, err
+	version, ok := store.ContextVersion(ctx)
+	if !ok {
+		var err error
+		if version, err = s.Store.Version(ctx); err != nil {
+			return 0, err
+		}
 	}
 	q.Offset, q.Limit, q.OrderBy, q.Order, q.StickyFirst = 0, 0, "", "", false
 	keyJSON, err := json.Marshal(q)
@@ -588,12 +593,29 @@ func (s *Site) Permalink(siteRoot string, p *store.Post, parents map[int64]*stor
 	}
 	switch p.Type {
 	case "post":
-		return fmt.Sprintf("%s/%04d/%02d/%02d/%s/", siteRoot, p.Date.Year(), int(p.Date.Month()), p.Date.Day(), p.Slug)
+		return datedPermalink(siteRoot, p.Date, p.Slug)
 	case "page":
 		return siteRoot + "/" + s.slugPath(p, parents) + "/"
 	default:
 		return siteRoot + "/" + pt.Name + "/" + s.slugPath(p, parents) + "/"
 	}
+}
+
+// datedPermalink is siteRoot/YYYY/MM/DD/slug/ (fmt's "%s/%04d/%02d/%02d/%s/"),
+// built in one allocation: it is written for every post of a page.
+func datedPermalink(siteRoot string, date time.Time, slug string) string {
+	y, m, d := date.Date()
+	if y < 0 || y > 9999 {
+		return fmt.Sprintf("%s/%04d/%02d/%02d/%s/", siteRoot, y, int(m), d, slug)
+	}
+	var b strings.Builder
+	b.Grow(len(siteRoot) + len(slug) + 13)
+	b.WriteString(siteRoot)
+	b.Write([]byte{'/', byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10),
+		'/', byte('0' + int(m)/10), byte('0' + int(m)%10), '/', byte('0' + d/10), byte('0' + d%10), '/'})
+	b.WriteString(slug)
+	b.WriteByte('/')
+	return b.String()
 }
 
 func (s *Site) slugPath(p *store.Post, parents map[int64]*store.Post) string {

@@ -65,6 +65,7 @@ func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 		MaxUploadBytes:  4 << 20,
 		Authenticate:    auth.Chain(basic),
 		Cache:           cache,
+		Version:         db.Version, // as internal/server: ETags with or without the cache
 	})
 	endpoints.Register(rs, site)
 	mux := http.NewServeMux()

@@ -1,8 +1,9 @@
 package endpoints
 
 import (
+	"bytes"
 	"errors"
-	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -31,9 +32,12 @@ func (c *mediaController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, "/"+c.pt.RestBase, &rest.Route{
 		Schema: itemSchema,
 		Upload: true,
+		// Uploads stream into the blob storage's temporary area, so
+		// that local blobs take the finished file by a rename.
+		UploadTemp: func() (*os.File, error) { return media.CreateTemp(c.site.Blobs()) },
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.list, Permission: c.listPermission, Args: c.mediaCollectionParams()},
-			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, Args: rest.ArgsFromSchema(c.schema, true)},
+			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, UploadGate: c.canUpload, Args: rest.ArgsFromSchema(c.schema, true)},
 		},
 	})
 	rs.Register(ns, "/"+c.pt.RestBase+`/(?P<id>[\d]+)`, &rest.Route{
@@ -102,14 +106,24 @@ func (c *mediaController) validateMediaStatus(r *rest.Request, _ string, v any) 
 
 // ---- permissions ----
 
+// canUpload is creation rule 1: the caller may upload media at all. It is
+// also the create endpoint's UploadGate, so a file from a caller who may
+// not upload is refused before it is received.
+func (c *mediaController) canUpload(r *rest.Request) error {
+	caps := c.pt.Caps
+	if !r.User.HasCap(caps.CreatePosts) || !r.User.HasCap(caps.EditPosts) {
+		return rest.AuthError(r, "rest_cannot_create", "Sorry, you are not allowed to upload media on this site.")
+	}
+	return nil
+}
+
 // createPermission applies creation rules 1 and 2 (reference §5.3).
 func (c *mediaController) createPermission(r *rest.Request) error {
 	if err := c.writeChecks(r, "create"); err != nil {
 		return err
 	}
-	caps := c.pt.Caps
-	if !r.User.HasCap(caps.CreatePosts) || !r.User.HasCap(caps.EditPosts) {
-		return rest.AuthError(r, "rest_cannot_create", "Sorry, you are not allowed to upload media on this site.")
+	if err := c.canUpload(r); err != nil {
+		return err
 	}
 	if id := r.Int("post"); r.Has("post") && id != 0 {
 		parent, err := c.load(r, id)
@@ -146,33 +160,27 @@ func (c *mediaController) get(r *rest.Request) (*rest.Response, error) {
 	return resp, nil
 }
 
-// upload reads the file of a create request: the multipart part "file",
-// else the raw body with its Content-Type and Content-Disposition.
+// upload takes the file of a create request, which the server streamed
+// into a temporary file while reading the body: the multipart part
+// "file", else the raw body with its Content-Type and Content-Disposition.
+// A raw body the server read into memory (a JSON one) is written to a
+// temporary file here.
 func (c *mediaController) upload(r *rest.Request) (content.Upload, error) {
 	up := content.Upload{MD5: r.Header.Get("Content-MD5")}
-	if fhs := r.Files["file"]; len(fhs) > 0 {
-		fh := fhs[0]
-		f, err := fh.Open()
-		if err != nil {
-			return up, rest.NewError("rest_upload_file_error", 500, "Could not open file handle.")
-		}
-		defer f.Close()
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return up, rest.NewError("rest_upload_file_error", 500, "Could not read the uploaded file.")
-		}
-		up.Data = data
-		up.Name = media.MultipartFileName(fh.Header.Get("Content-Disposition"))
+	f := r.Upload
+	if f != nil && f.Header != nil {
+		up.Name = media.MultipartFileName(f.Header.Get("Content-Disposition"))
 		if up.Name == "" {
-			up.Name = fh.Filename
+			up.Name = f.Filename
 		}
+		fillUpload(&up, f)
 		return up, nil
 	}
-	if len(r.Files) > 0 || isForm(r) {
+	if isForm(r) {
 		return up, rest.NewError("rest_upload_no_data", 400, "No data supplied.")
 	}
 	up.Raw = true
-	if len(r.Body) == 0 {
+	if (f == nil || f.Size == 0) && len(r.Body) == 0 {
 		return up, rest.NewError("rest_upload_no_data", 400, "No data supplied.")
 	}
 	if r.Header.Get("Content-Type") == "" {
@@ -186,8 +194,25 @@ func (c *mediaController) upload(r *rest.Request) (content.Upload, error) {
 	if up.Name == "" {
 		return up, rest.NewError("rest_upload_invalid_disposition", 400, `Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as `+"`"+`attachment; filename="image.png"`+"`"+` or similar.`)
 	}
-	up.Data = r.Body
+	if f == nil {
+		tmp, err := media.CreateTemp(c.site.Blobs())
+		if err != nil {
+			return up, rest.NewError("rest_upload_file_error", 500, "Could not write the uploaded file.")
+		}
+		f, err = rest.SpoolUpload(tmp, bytes.NewReader(r.Body))
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+			return up, rest.NewError("rest_upload_file_error", 500, "Could not write the uploaded file.")
+		}
+		r.Upload = f
+	}
+	fillUpload(&up, f)
 	return up, nil
+}
+
+func fillUpload(up *content.Upload, f *rest.UploadFile) {
+	up.File, up.Size, up.Sum, up.Head = f.File, f.Size, f.MD5, f.Head
 }
 
 // isForm reports whether the request body is a form (urlencoded or

@@ -23,10 +23,13 @@ type postsController struct {
 	names  rest.Names
 	schema *schema.Object
 	base   string // "svc/v2/posts"
+	// The relation names under the relation base, for links.
+	relTerm, relAttachment, relFeatured string
 }
 
 func newPostsController(site *content.Site, pt *content.PostType, names rest.Names) *postsController {
-	c := &postsController{site: site, pt: pt, names: names, base: names.Namespace + "/" + pt.RestBase}
+	c := &postsController{site: site, pt: pt, names: names, base: names.Namespace + "/" + pt.RestBase,
+		relTerm: names.RelBase + "term", relAttachment: names.RelBase + "attachment", relFeatured: names.RelBase + "featuredmedia"}
 	c.schema = postSchema(site, pt)
 	return c
 }
@@ -482,9 +485,11 @@ func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 	}
 	// Embedded sub-requests (replies, parents, …) find these in the
 	// request cache instead of loading them again.
-	cache := r.Cache()
-	for _, p := range posts {
-		cache[postKey(p.ID)] = p
+	if r.Embeds() {
+		cache := r.Cache()
+		for _, p := range posts {
+			cache[postKey(p.ID)] = p
+		}
 	}
 	res, err := c.prepareMany(r, posts, requestContext(r))
 	if err != nil {
@@ -677,11 +682,17 @@ func (c *postsController) prepareMany(r *rest.Request, posts []*store.Post, ctx 
 	}
 	siteRoot := r.SiteURL("")
 	password := r.String("password")
-	out := make([]*rest.Resource, len(posts))
-	for i, p := range posts {
-		out[i] = c.prepare(r, p, ctx, siteRoot, parents, password)
+	var links *postLinks
+	if r.WantsLinks() {
+		links = c.newPostLinks(r)
 	}
-	if err := c.addTerms(r, posts, out); err != nil {
+	taxes := c.site.Taxonomies().ForType(c.pt.Name)
+	// Room for the links of links() and one per taxonomy of addTerms.
+	out := rest.NewResources(c.schema, ctx, len(posts), 9+len(taxes))
+	for i, p := range posts {
+		c.prepare(r, out[i], p, siteRoot, parents, password, links)
+	}
+	if err := c.addTerms(r, posts, out, taxes, links); err != nil {
 		return nil, err
 	}
 	// The media controller fires rest_prepare_attachment itself, once its
@@ -694,8 +705,10 @@ func (c *postsController) prepareMany(r *rest.Request, posts []*store.Post, ctx 
 	return out, nil
 }
 
-func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Context, siteRoot string, parents map[int64]*store.Post, password string) *rest.Resource {
-	res := rest.NewResource(c.schema, ctx)
+// prepare fills res, a new resource in its context, with p. links is nil
+// when the response needs no links.
+func (c *postsController) prepare(r *rest.Request, res *rest.Resource, p *store.Post, siteRoot string, parents map[int64]*store.Post, password string, links *postLinks) {
+	ctx := res.Context
 	want := func(name string) bool {
 		prop := c.schema.Prop(name)
 		return prop != nil && prop.Context&ctx != 0 && r.Wants(name)
@@ -760,10 +773,9 @@ func (c *postsController) prepare(r *rest.Request, p *store.Post, ctx schema.Con
 	} else {
 		res.Set("format", p.Format)
 	}
-	if r.WantsLinks() {
-		c.links(r, res, p)
+	if links != nil {
+		c.links(res, p, links)
 	}
-	return res
 }
 
 // setDate sets a date field, null for the all-zero date.
@@ -775,30 +787,53 @@ func setDate(res *rest.Resource, name string, t time.Time) {
 	}
 }
 
-// links adds the relations of reference §6.3.
-func (c *postsController) links(r *rest.Request, res *rest.Resource, p *store.Post) {
-	ns := c.names.Namespace
-	id := strconv.FormatInt(p.ID, 10)
-	res.AddLink("self", r.URL(c.base+"/"+id), false)
-	res.AddLink("collection", r.URL(c.base), false)
-	res.AddLink("about", r.URL(ns+"/types/"+c.pt.Name), false)
+// postLinks holds what the links of every post of a response share: the
+// API root and the URLs that do not depend on the post.
+type postLinks struct {
+	api        string // Request.URL(""): "http://host/api/"
+	base       string // the collection's path under api: "svc/v2/posts"
+	ns         string // the namespace's path under api: "svc/v2"
+	collection string
+	about      string
+}
+
+func (c *postsController) newPostLinks(r *rest.Request) *postLinks {
+	l := &postLinks{
+		api:  r.URL(""),
+		base: strings.TrimPrefix(c.base, "/"),
+		ns:   strings.TrimPrefix(c.names.Namespace, "/"),
+	}
+	l.collection = l.api + l.base
+	l.about = l.api + l.ns + "/types/" + c.pt.Name
+	return l
+}
+
+// links adds the relations of reference §6.3. Each URL is built in one
+// concatenation (they are Request.URL of the same paths).
+func (c *postsController) links(res *rest.Resource, p *store.Post, l *postLinks) {
+	var idBuf, numBuf [20]byte
+	id := strconv.AppendInt(idBuf[:0], p.ID, 10)
+	num := func(n int64) []byte { return strconv.AppendInt(numBuf[:0], n, 10) }
+	res.AddLink("self", l.api+l.base+"/"+string(id), false)
+	res.AddLink("collection", l.collection, false)
+	res.AddLink("about", l.about, false)
 	builtin := c.pt.Name == "post" || c.pt.Name == "page"
 	if (builtin || c.pt.Supports(content.SupportAuthor)) && p.Author != 0 {
-		res.AddLink("author", r.URL(ns+"/users/"+strconv.FormatInt(p.Author, 10)), true)
+		res.AddLink("author", l.api+l.ns+"/users/"+string(num(p.Author)), true)
 	}
 	if builtin || c.pt.Supports(content.SupportComments) {
-		res.AddLink("replies", r.URL(ns+"/comments?post="+id), true)
+		res.AddLink("replies", l.api+l.ns+"/comments?post="+string(id), true)
 	}
 	if builtin || c.pt.Supports(content.SupportRevisions) {
-		res.AddLink("version-history", r.URL(c.base+"/"+id+"/revisions"), false)
+		res.AddLink("version-history", l.api+l.base+"/"+string(id)+"/revisions", false)
 	}
 	if c.pt.Hierarchical && p.Parent != 0 {
-		res.AddLink("up", r.URL(c.base+"/"+strconv.FormatInt(p.Parent, 10)), true)
+		res.AddLink("up", l.api+l.base+"/"+string(num(p.Parent)), true)
 	}
 	if p.FeaturedMedia != 0 {
-		res.AddLink(c.names.RelBase+"featuredmedia", r.URL(ns+"/media/"+strconv.FormatInt(p.FeaturedMedia, 10)), true)
+		res.AddLink(c.relFeatured, l.api+l.ns+"/media/"+string(num(p.FeaturedMedia)), true)
 	}
 	if c.pt.Name != "attachment" {
-		res.AddLink(c.names.RelBase+"attachment", r.URL(ns+"/media?parent="+id), false)
+		res.AddLink(c.relAttachment, l.api+l.ns+"/media?parent="+string(id), false)
 	}
 }

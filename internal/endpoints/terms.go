@@ -600,9 +600,8 @@ func (c *postsController) assignCheck(r *rest.Request) error {
 // addTerms sets the term arrays and adds the `{rel_base}term` links of a
 // page of posts, loading the terms of the whole page in one query. The
 // loaded terms are cached for the embedded term collections.
-func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*rest.Resource) error {
-	taxes := c.site.Taxonomies().ForType(c.pt.Name)
-	if !r.WantsLinks() {
+func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*rest.Resource, taxes []*content.Taxonomy, links *postLinks) error {
+	if links == nil {
 		// Without links only the term fields _fields asks for are needed.
 		var wanted []*content.Taxonomy
 		for _, tax := range taxes {
@@ -623,26 +622,41 @@ func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*
 	if err != nil {
 		return err
 	}
-	cache := r.Cache()
-	ns := c.names.Namespace
-	links := r.WantsLinks()
-	for i, p := range posts {
-		byTax := map[string][]*store.Term{}
-		for _, t := range got[p.ID] {
-			byTax[t.Taxonomy] = append(byTax[t.Taxonomy], t)
+	// The embedded term requests (?post=<id>) find them in the request
+	// cache; without _embed nobody reads them back.
+	var cache map[any]any
+	if r.Embeds() {
+		cache = r.Cache()
+	}
+	var attrs [][]rest.LinkAttr
+	if links != nil {
+		// One attribute list per taxonomy, shared by the links of every post.
+		attrs = make([][]rest.LinkAttr, len(taxes))
+		for k, tax := range taxes {
+			attrs[k] = []rest.LinkAttr{{Key: "taxonomy", Value: tax.Name}}
 		}
-		id := strconv.FormatInt(p.ID, 10)
-		for _, tax := range taxes {
-			terms := byTax[tax.Name]
-			cache[postTermsKey{p.ID, tax.Name}] = terms
+	}
+	var idBuf [20]byte
+	for i, p := range posts {
+		all := got[p.ID]
+		id := strconv.AppendInt(idBuf[:0], p.ID, 10)
+		for k, tax := range taxes {
+			var terms []*store.Term
+			for _, t := range all {
+				if t.Taxonomy == tax.Name {
+					terms = append(terms, t)
+				}
+			}
+			if cache != nil {
+				cache[postTermsKey{p.ID, tax.Name}] = terms
+			}
 			tids := make([]int64, len(terms))
 			for j, t := range terms {
 				tids[j] = t.ID
 			}
 			out[i].Set(tax.RestBase, tids)
-			if links {
-				out[i].AddLink(c.names.RelBase+"term", r.URL(ns+"/"+tax.RestBase+"?post="+id), true,
-					rest.LinkAttr{Key: "taxonomy", Value: tax.Name})
+			if links != nil {
+				out[i].AddLink(c.relTerm, links.api+links.ns+"/"+tax.RestBase+"?post="+string(id), true, attrs[k]...)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -106,16 +107,53 @@ func IsImage(mt string) bool {
 	return false
 }
 
+// ProcessFile is Process for the size bytes of r (an upload's temporary
+// file). Once it has a worker slot it checks the image's dimensions
+// against the pixel limit from its header, and reads the file into memory
+// only when they pass, so that at most one image per worker is in memory.
+func (p *Processor) ProcessFile(ctx context.Context, r io.ReaderAt, size int64, mt string) (*ImageInfo, error) {
+	if err := p.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer p.release()
+	cfg, _, err := image.DecodeConfig(io.NewSectionReader(r, 0, size))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
+	}
+	if p.maxPixels > 0 && int64(cfg.Width)*int64(cfg.Height) > p.maxPixels {
+		return nil, fmt.Errorf("%w: %dx%d is more than %d pixels", ErrTooManyPixels, cfg.Width, cfg.Height, p.maxPixels)
+	}
+	data := make([]byte, size)
+	if n, err := r.ReadAt(data, 0); n < len(data) {
+		return nil, fmt.Errorf("media: read image: %w", err)
+	}
+	return p.process(ctx, data, mt)
+}
+
+// acquire waits for a free worker slot or ctx's end.
+func (p *Processor) acquire(ctx context.Context) error {
+	select {
+	case p.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *Processor) release() { <-p.sem }
+
 // Process decodes data (of type mt, see IsImage), reads its metadata and
 // makes its sizes. It waits for a free worker slot or ctx's end.
 func (p *Processor) Process(ctx context.Context, data []byte, mt string) (*ImageInfo, error) {
-	select {
-	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := p.acquire(ctx); err != nil {
+		return nil, err
 	}
-	defer func() { <-p.sem }()
+	defer p.release()
+	return p.process(ctx, data, mt)
+}
 
+// process is Process once a worker slot is held.
+func (p *Processor) process(ctx context.Context, data []byte, mt string) (*ImageInfo, error) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)

@@ -52,7 +52,7 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, _ 
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("media: create folder for %s: %w", key, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".upload-*")
+	tmp, err := os.CreateTemp(dir, TempPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("media: create temporary file for %s: %w", key, err)
 	}

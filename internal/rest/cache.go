@@ -100,10 +100,11 @@ func (c *responseCache) put(key string, e *cachedResponse) {
 }
 
 // cacheKey returns the key of a cacheable request, or "" when the request
-// must not be served from (or stored in) the cache: only anonymous GET and
-// HEAD requests without a body are.
+// must not be served from (or stored in) the cache nor get an ETag: only
+// anonymous GET and HEAD requests without a body are, when the server
+// knows the store's version.
 func (s *Server) cacheKey(r *http.Request, req *Request) string {
-	if s.cache == nil || req.User != nil || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+	if s.cfg.Version == nil || req.User != nil || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
 		return ""
 	}
 	if r.ContentLength > 0 || r.Header.Get("Transfer-Encoding") != "" {

@@ -29,6 +29,24 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip plain ASCII eight bytes at a time: most of a response is
+		// long runs of it (rendered content), copied in one append below.
+		// A word is plain when none of its bytes is a control character,
+		// '"', '\\' or part of a multi-byte sequence: each test sets the
+		// high bit of such a byte. A borrow in the subtractions only
+		// crosses a byte that is itself flagged, so a plain word is never
+		// taken for another; a flagged one is looked at byte by byte.
+		for i+8 <= len(s) {
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if (x|(x-0x20*ones8)|((x^'"'*ones8)-ones8)|((x^'\\'*ones8)-ones8))&highs8 != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -72,6 +90,11 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+const (
+	ones8  = 0x0101010101010101
+	highs8 = 0x8080808080808080
+)
 
 func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {

@@ -143,6 +143,18 @@ func (r *Request) WantsLinks() bool {
 	return r.embedRequested() && m.includes("_embedded")
 }
 
+// Embeds reports whether the response to r embeds linked resources: r is
+// a top-level request with _embed and its _fields (if any) shows
+// _embedded. Controllers ask it before keeping data that only the embedded
+// sub-requests would read back from Cache.
+func (r *Request) Embeds() bool {
+	if !r.embedRequested() {
+		return false
+	}
+	_, ok := r.fields().child("_embedded")
+	return ok
+}
+
 // embedRequested reports whether r is a top-level request with _embed.
 func (r *Request) embedRequested() bool {
 	if r.embedded {

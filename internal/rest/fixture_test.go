@@ -285,11 +285,11 @@ func newFixture(t testing.TB, mod func(*rest.Config)) *fixture {
 		Handler: func(r *rest.Request) (*rest.Response, error) { return rest.NewResponse(200, []any{}), nil }}}})
 	s.Register(ns, "/upload", &rest.Route{Upload: true, Endpoints: []*rest.Endpoint{{Methods: rest.Creatable,
 		Handler: func(r *rest.Request) (*rest.Response, error) {
-			files := 0
-			for _, fs := range r.Files {
-				files += len(fs)
+			files, size := 0, int64(len(r.Body))
+			if r.Upload != nil {
+				files, size = 1, r.Upload.Size
 			}
-			return rest.NewResponse(201, map[string]any{"size": len(r.Body), "files": files, "title": r.String("title")}), nil
+			return rest.NewResponse(201, map[string]any{"size": size, "files": files, "title": r.String("title")}), nil
 		}}}})
 	s.Register(ns, "/keyed", &rest.Route{Endpoints: []*rest.Endpoint{{Methods: rest.Readable, Args: []*rest.Arg{contextArg},
 		Handler: func(r *rest.Request) (*rest.Response, error) {

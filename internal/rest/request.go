@@ -30,8 +30,12 @@ type Request struct {
 	// Form holds the form fields (only for POST, PUT and PATCH).
 	Form  url.Values
 	Files map[string][]*multipart.FileHeader
-	// Body is the raw body (bounded).
-	Body      []byte
+	// Body is the raw body (bounded); nil for a body streamed into Upload.
+	Body []byte
+	// Upload is the file of a request to a Route.Upload route (nil when
+	// none was sent), streamed to a temporary file that the server
+	// removes when the request ends.
+	Upload    *UploadFile
 	URLParams map[string]string
 	// HTTP is the underlying request, nil for internal requests.
 	HTTP *http.Request

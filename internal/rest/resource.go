@@ -43,6 +43,30 @@ func NewResource(s *schema.Object, ctx schema.Context) *Resource {
 	}
 }
 
+// NewResources returns n empty resources of schema s shown in context ctx,
+// each with room for links links, made with a handful of allocations
+// instead of a few per resource (a page of a collection).
+func NewResources(s *schema.Object, ctx schema.Context, n, links int) []*Resource {
+	props := len(s.Properties)
+	words := (props + 63) / 64
+	all := make([]Resource, n)
+	values := make([]any, n*props)
+	set := make([]uint64, n*words)
+	linkBuf := make([]link, 0, n*links)
+	out := make([]*Resource, n)
+	for i := range all {
+		r := &all[i]
+		r.Schema, r.Context = s, ctx
+		// Full slice expressions: growing one resource's slices copies
+		// them instead of writing into the next resource's.
+		r.values = values[i*props : (i+1)*props : (i+1)*props]
+		r.set = set[i*words : (i+1)*words : (i+1)*words]
+		r.links = linkBuf[i*links : i*links : (i+1)*links]
+		out[i] = r
+	}
+	return out
+}
+
 func (r *Resource) grow(n int) {
 	if n > len(r.values) {
 		r.values = append(r.values, make([]any, n-len(r.values))...)

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -22,8 +23,14 @@ type Route struct {
 	// Schema returns the item schema; OPTIONS and ?context=help show it.
 	Schema func() *schema.Object
 	// Upload bounds bodies by Config.MaxUploadBytes instead of
-	// Config.MaxBodyBytes.
+	// Config.MaxBodyBytes and streams the file of a POST, PUT or PATCH (a
+	// raw body, or the multipart part "file") into a temporary file,
+	// Request.Upload, instead of reading it into memory. JSON and
+	// urlencoded bodies are read as on other routes.
 	Upload bool
+	// UploadTemp, for an Upload route, creates the temporary file an
+	// upload streams into; nil creates it in os.TempDir.
+	UploadTemp func() (*os.File, error)
 	// Prefetch, when set, is called once with all the internal embed
 	// requests that matched this route (already param-resolved) before
 	// they are dispatched one by one, so a controller can batch-load what
@@ -44,6 +51,12 @@ type Endpoint struct {
 	// (allowed), an *Error (sent as is) or ErrForbidden (rest_forbidden
 	// with the authorization-required status).
 	Permission func(r *Request) error
+	// UploadGate, on an endpoint of a Route.Upload route, runs before the
+	// file of a request is received, with the URL's parameters only (the
+	// body is not read yet): it refuses callers that Permission could
+	// never allow, so that their file is not taken in for nothing. It
+	// answers as Permission does; Permission still runs after validation.
+	UploadGate func(r *Request) error
 	Args       []*Arg
 }
 

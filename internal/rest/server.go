@@ -6,6 +6,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,6 +114,13 @@ type Config struct {
 	// Cache, when set, serves repeated anonymous GET requests from memory
 	// until the next write (see CacheConfig).
 	Cache *CacheConfig
+	// Version, when set, returns the store's write version (it defaults
+	// to Cache.Version). Anonymous GET and HEAD responses then carry an
+	// ETag made of it and the URL, and a request whose If-None-Match
+	// names the current tag is answered 304 Not Modified without running
+	// the route. The version read goes into the request's context
+	// (store.WithVersion) for the caches further down.
+	Version func(ctx context.Context) (int64, error)
 	// CORS says which other origins' pages may call the API (none by
 	// default).
 	CORS   CORS
@@ -166,6 +174,9 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Version == nil && cfg.Cache != nil {
+		cfg.Version = cfg.Cache.Version
 	}
 	s := &Server{
 		cfg:   cfg,
@@ -235,6 +246,9 @@ func (s *Server) add(namespace, key string, def *Route) {
 			merged.Prefetch = def.Prefetch
 		}
 		merged.Upload = merged.Upload || def.Upload
+		if def.UploadTemp != nil {
+			merged.UploadTemp = def.UploadTemp
+		}
 		def = &merged
 	}
 	rt, err := newRoute(namespace, key, def)
@@ -575,18 +589,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Cache-Control"] = hdrNoCache
 		h["Pragma"] = hdrPragma
 	}
-	key := ""
+	key, tag := "", ""
 	var version int64
 	if resp == nil {
 		if key = s.cacheKey(r, req); key != "" {
-			v, err := s.cache.cfg.Version(r.Context())
+			v, err := s.version(r.Context())
 			if err != nil {
 				key = "" // the request itself will report the store's state
-			} else if e := s.cache.get(key, v); e != nil {
-				serveCached(w, r, e)
-				return
 			} else {
-				version = v
+				version, tag = v, etag(key, v)
+				if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, tag) {
+					notModified(w, tag)
+					return
+				}
+				if s.cache != nil {
+					if e := s.cache.get(key, v); e != nil {
+						if e.status == http.StatusOK {
+							h.Set("ETag", tag)
+						}
+						serveCached(w, r, e)
+						return
+					}
+				}
+				req.ctx = store.WithVersion(req.ctx, v)
 			}
 		}
 	}
@@ -597,6 +622,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			resp = errorResponse(noRoute())
 		} else {
 			var e *Error
+			// The upload's temporary file, streamed by readBody or made
+			// by the handler, goes when the request ends.
+			defer func() {
+				if req.Upload != nil {
+					_ = req.Upload.Remove()
+				}
+			}()
 			form, e = s.readBody(w, r, req)
 			if e != nil {
 				resp = errorResponse(e)
@@ -611,7 +643,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	embed := q["_embed"] // nil when absent; "?_embed" gives [""]
 	_, envelope := q["_envelope"]
-	if key == "" || resp.Status >= 500 {
+	if tag != "" && resp.Status == http.StatusOK {
+		h.Set("ETag", tag)
+	}
+	if key == "" || s.cache == nil || resp.Status >= 500 {
 		s.write(w, req, resp, embed, envelope, callback)
 		return
 	}
@@ -718,7 +753,8 @@ func (e *encoder) encodeError(x *Error) []byte {
 }
 
 // readBody reads and parses the body of a bound request: JSON when the
-// content type is application/json, form fields for POST, PUT and PATCH.
+// content type is application/json, form fields for POST, PUT and PATCH;
+// the file of an upload (Route.Upload) is streamed into req.Upload.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, req *Request) (*multipart.Form, *Error) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 		return nil, nil
@@ -731,6 +767,29 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, req *Request) 
 	if r.ContentLength > limit {
 		return nil, tooLarge
 	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if req.rt.def.Upload && req.formAllowed() {
+		// A file is streamed to disk; JSON and urlencoded bodies (and
+		// bodies without a type, read as urlencoded) are read below.
+		switch mt {
+		case "application/json", "", "application/x-www-form-urlencoded":
+		default:
+			if g := req.ep.UploadGate; g != nil {
+				if err := g(req); err != nil {
+					return nil, s.apiError(req, err)
+				}
+			}
+		}
+		switch mt {
+		case "application/json", "", "application/x-www-form-urlencoded":
+		case "multipart/form-data":
+			return nil, s.streamMultipartUpload(w, r, req, limit)
+		default:
+			return nil, s.streamRawUpload(w, r, req, limit)
+		}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -740,9 +799,6 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, req *Request) 
 		return nil, NewError("rest_invalid_body", http.StatusBadRequest, "The request body could not be read.")
 	}
 	req.Body = body
-	ct := r.Header.Get("Content-Type")
-	mt, _, _ := strings.Cut(ct, ";")
-	mt = strings.ToLower(strings.TrimSpace(mt))
 	switch {
 	case mt == "application/json":
 		if len(bytes.TrimSpace(body)) == 0 {

@@ -183,6 +183,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	}
 	rs := rest.NewServer(rest.Config{
 		Cache:           cache,
+		Version:         st.Version, // ETags and 304s on anonymous reads
 		Names:           names,
 		SiteName:        cfg.Site.Title,
 		SiteDescription: cfg.Site.Description,

@@ -95,9 +95,10 @@ const MediaSweepInterval = 15 * time.Minute
 // be before it is swept: far longer than any upload takes.
 const MediaReservationMaxAge = time.Hour
 
-// sweepMediaReservations removes stale upload reservations and their files
-// at start and then every MediaSweepInterval until ctx ends. Several nodes
-// may run it at once.
+// sweepMediaReservations removes stale upload reservations and their
+// files, and temporary upload files (of local blobs) not written to for
+// MediaReservationMaxAge, at start and then every MediaSweepInterval until
+// ctx ends. Several nodes may run it at once.
 func (s *Server) sweepMediaReservations(ctx context.Context) {
 	t := time.NewTicker(MediaSweepInterval)
 	defer t.Stop()
@@ -106,6 +107,11 @@ func (s *Server) sweepMediaReservations(ctx context.Context) {
 			s.logger.Warn("sweeping media reservations", "err", err)
 		} else if n > 0 {
 			s.logger.Info("swept media reservations", "count", n)
+		}
+		if n, err := s.site.SweepUploadTemps(MediaReservationMaxAge); err != nil {
+			s.logger.Warn("sweeping temporary upload files", "err", err)
+		} else if n > 0 {
+			s.logger.Info("swept temporary upload files", "count", n)
 		}
 		select {
 		case <-ctx.Done():

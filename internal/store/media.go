@@ -22,11 +22,10 @@ type Media struct {
 // MediaStore keeps attachment file records and the upload paths they own.
 // A path is reserved (owner 0) before its bytes are written, so two uploads
 // on any node never pick the same name, and attached to its post when the
-// record is stored. A reservation remembers when it was made (stored as
-// the negated Unix time in the owner column, so that no schema change was
-// needed; rows reserved before that carry 0 and count as made at the
-// epoch), so that reservations left behind by a process that died
-// mid-upload can be swept.
+// record is stored. A reservation remembers when it was made (its own
+// column, reserved_at, since migration 0010; reservations older than the
+// column count as made long ago), so that reservations left behind by a
+// process that died mid-upload can be swept.
 type MediaStore interface {
 	// GetMedia loads the file records of many attachments in one query;
 	// missing ids are absent from the map.

@@ -46,7 +46,8 @@ func (o ops) PutMedia(ctx context.Context, m *store.Media) error {
 	})
 }
 
-// ReserveMediaPaths records every path with owner 0, all or none.
+// ReserveMediaPaths records every path with owner 0 and the time of the
+// reservation, all or none.
 func (o ops) ReserveMediaPaths(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -54,7 +55,8 @@ func (o ops) ReserveMediaPaths(ctx context.Context, paths []string) error {
 	// One statement under a savepoint, so that a conflict leaves nothing
 	// behind and an outer transaction usable.
 	return o.writeTx(ctx, true, func(q querier) (bool, error) {
-		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id) SELECT p, $2 FROM unnest($1::text[]) AS p`, paths, -time.Now().Unix())
+		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id, reserved_at) SELECT p, 0, $2 FROM unnest($1::text[]) AS p`,
+			paths, pgTime(time.Now().UTC()))
 		if err != nil {
 			return false, conflict(err, "reserve media paths")
 		}
@@ -116,7 +118,7 @@ func (o ops) MediaPathOwner(ctx context.Context, path string) (int64, error) {
 	if err != nil {
 		return 0, fail(fmt.Sprintf("media path %q", path), err)
 	}
-	return max(id, 0), nil
+	return id, nil
 }
 
 // StaleMediaReservations returns up to limit paths reserved before cutoff
@@ -130,7 +132,7 @@ func (o ops) StaleMediaReservations(ctx context.Context, cutoff time.Time, limit
 		}
 		out = append(out, p)
 		return nil
-	}, `SELECT path FROM media_files WHERE post_id <= 0 AND post_id > $1 ORDER BY path LIMIT $2`, -cutoff.Unix(), limit)
+	}, `SELECT path FROM media_files WHERE post_id = 0 AND reserved_at < $1 ORDER BY path LIMIT $2`, pgTime(cutoff.UTC()), limit)
 	if err != nil {
 		return nil, fail("stale media reservations", err)
 	}
@@ -143,7 +145,7 @@ func (o ops) ReleaseMediaReservations(ctx context.Context, paths []string) error
 		return nil
 	}
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `DELETE FROM media_files WHERE post_id <= 0 AND path = ANY($1::text[])`, paths); err != nil {
+		if _, err := q.exec(ctx, `DELETE FROM media_files WHERE post_id = 0 AND path = ANY($1::text[])`, paths); err != nil {
 			return false, fail("release media reservations", err)
 		}
 		return true, nil

@@ -196,6 +196,13 @@ func TestCopyRoundTrip(t *testing.T) {
 	if err := src.SetPostTerms(ctx, 1, "category", []int64{1}); err != nil {
 		t.Fatal(err)
 	}
+	// An attached upload path and a reservation: reserved_at travels too.
+	if err := src.ReserveMediaPaths(ctx, []string{"2024/05/a.png", "2024/05/r.png"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.AttachMediaPaths(ctx, 1, []string{"2024/05/a.png"}); err != nil {
+		t.Fatal(err)
+	}
 
 	pg := storetest.OpenPostgres(t, storetest.PostgresURL(t))
 	back := storetest.OpenSQLite(t, t.TempDir()+"/back.db")
@@ -225,6 +232,15 @@ func TestCopyRoundTrip(t *testing.T) {
 		tb, _ := pair.b.PostTerms(ctx, []int64{1}, nil)
 		if !reflect.DeepEqual(ta, tb) || len(tb[1]) != 1 {
 			t.Errorf("%s: terms differ: %v / %v", pair.name, ta, tb)
+		}
+		if id, err := pair.b.MediaPathOwner(ctx, "2024/05/a.png"); err != nil || id != 1 {
+			t.Errorf("%s: owner of attached path = %d, %v", pair.name, id, err)
+		}
+		if got, err := pair.b.StaleMediaReservations(ctx, time.Now().Add(-time.Hour), 10); err != nil || len(got) != 0 {
+			t.Errorf("%s: a fresh reservation is stale an hour back: %v, %v", pair.name, got, err)
+		}
+		if got, err := pair.b.StaleMediaReservations(ctx, time.Now().Add(2*time.Second), 10); err != nil || fmt.Sprint(got) != "[2024/05/r.png]" {
+			t.Errorf("%s: stale reservations = %v, %v", pair.name, got, err)
 		}
 		p := &store.Post{Type: "post"}
 		if err := pair.b.InsertPost(ctx, p); err != nil || p.ID != 4 {

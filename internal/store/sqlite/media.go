@@ -50,7 +50,8 @@ func (o ops) PutMedia(ctx context.Context, m *store.Media) error {
 	})
 }
 
-// ReserveMediaPaths records every path with owner 0, all or none.
+// ReserveMediaPaths records every path with owner 0 and the time of the
+// reservation, all or none.
 func (o ops) ReserveMediaPaths(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -58,7 +59,8 @@ func (o ops) ReserveMediaPaths(ctx context.Context, paths []string) error {
 	return o.writeTx(ctx, func(q querier) (bool, error) {
 		// One statement, so that a conflict leaves nothing behind even
 		// inside an outer transaction.
-		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id) SELECT value, ? FROM json_each(?)`, -time.Now().Unix(), jsonList(paths))
+		_, err := q.exec(ctx, `INSERT INTO media_files (path, post_id, reserved_at) SELECT value, 0, ? FROM json_each(?)`,
+			fmtTime(time.Now().UTC()), jsonList(paths))
 		if err != nil {
 			return false, conflict(err, "reserve media paths")
 		}
@@ -126,14 +128,14 @@ func (o ops) MediaPathOwner(ctx context.Context, path string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: media path %q: %w", path, err)
 	}
-	return max(id, 0), nil
+	return id, nil
 }
 
 // StaleMediaReservations returns up to limit paths reserved before cutoff
 // and still unowned.
 func (o ops) StaleMediaReservations(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
-	rows, err := o.reader().query(ctx, `SELECT path FROM media_files WHERE post_id <= 0 AND post_id > ?
-		ORDER BY path LIMIT ?`, -cutoff.Unix(), limit)
+	rows, err := o.reader().query(ctx, `SELECT path FROM media_files WHERE post_id = 0 AND reserved_at < ?
+		ORDER BY path LIMIT ?`, fmtTime(cutoff.UTC()), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: stale media reservations: %w", err)
 	}
@@ -158,7 +160,7 @@ func (o ops) ReleaseMediaReservations(ctx context.Context, paths []string) error
 		return nil
 	}
 	return o.writeTx(ctx, func(q querier) (bool, error) {
-		_, err := q.exec(ctx, `DELETE FROM media_files WHERE post_id <= 0 AND path IN (SELECT value FROM json_each(?))`, jsonList(paths))
+		_, err := q.exec(ctx, `DELETE FROM media_files WHERE post_id = 0 AND path IN (SELECT value FROM json_each(?))`, jsonList(paths))
 		if err != nil {
 			return false, fmt.Errorf("sqlite: release media reservations: %w", err)
 		}

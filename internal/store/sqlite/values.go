@@ -32,11 +32,44 @@ func parseTime(s string) (time.Time, error) {
 	if s == "" || s == zeroDate {
 		return time.Time{}, nil
 	}
+	if t, ok := parseStoredTime(s); ok {
+		return t, nil
+	}
 	t, err := time.ParseInLocation(timeLayout, s, time.UTC)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("sqlite: bad stored date %q: %w", s, err)
 	}
 	return t, nil
+}
+
+// parseStoredTime reads a well-formed timeLayout value without parsing the
+// layout (every post row carries four dates). ok is false for anything
+// time.ParseInLocation would have to judge: it gives the error.
+func parseStoredTime(s string) (time.Time, bool) {
+	if len(s) != len(timeLayout) || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(i, width int) int {
+		n := 0
+		for _, c := range []byte(s[i : i+width]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, sec := num(11, 2), num(14, 2), num(17, 2)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
+	if t.Day() != day { // past the end of the month
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // jsonList encodes a list as one JSON array parameter; queries expand it

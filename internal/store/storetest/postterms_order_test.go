@@ -1,0 +1,72 @@
+package storetest_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/storetest"
+)
+
+// TestPostTermsOrderAndTaxonomies checks PostTerms on several posts at
+// once: per post, terms in case-insensitive name order then id, only of
+// the asked taxonomies, and posts without terms absent.
+func TestPostTermsOrderAndTaxonomies(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	tagB := mustTerm(t, db, &store.Term{Taxonomy: "post_tag", Name: "beta", Slug: "beta"})
+	tagA := mustTerm(t, db, &store.Term{Taxonomy: "post_tag", Name: "Alpha", Slug: "alpha"})
+	tagA2 := mustTerm(t, db, &store.Term{Taxonomy: "post_tag", Name: "alpha", Slug: "alpha-2"})
+	tagAl := mustTerm(t, db, &store.Term{Taxonomy: "post_tag", Name: "alp", Slug: "alp"})
+	catZ := mustTerm(t, db, &store.Term{Taxonomy: "category", Name: "Zed", Slug: "zed"})
+	catM := mustTerm(t, db, &store.Term{Taxonomy: "category", Name: "mid", Slug: "mid"})
+	var posts [3]*store.Post
+	for i := range posts {
+		posts[i] = &store.Post{Type: "post", Status: "publish"}
+		if err := db.InsertPost(ctx, posts[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, two, bare := posts[0].ID, posts[1].ID, posts[2].ID
+	for _, s := range []struct {
+		post int64
+		tax  string
+		ids  []int64
+	}{
+		{one, "post_tag", []int64{tagB, tagA2, tagA, tagAl}},
+		{one, "category", []int64{catZ, catM}},
+		{two, "post_tag", []int64{tagA}},
+	} {
+		if err := db.SetPostTerms(ctx, s.post, s.tax, s.ids); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.PostTerms(ctx, []int64{one, two, bare}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := termIDs(got[one]); !reflect.DeepEqual(ids, []int64{tagAl, tagA, tagA2, tagB, catM, catZ}) {
+		t.Errorf("post one: %v", ids)
+	}
+	if ids := termIDs(got[two]); !reflect.DeepEqual(ids, []int64{tagA}) {
+		t.Errorf("post two: %v", ids)
+	}
+	if len(got[bare]) != 0 {
+		t.Errorf("post without terms: %v", termIDs(got[bare]))
+	}
+	got, err = db.PostTerms(ctx, []int64{one, two}, []string{"category"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := termIDs(got[one]); !reflect.DeepEqual(ids, []int64{catM, catZ}) || len(got[two]) != 0 {
+		t.Errorf("categories only: %v and %v", ids, termIDs(got[two]))
+	}
+	got, err = db.PostTerms(ctx, []int64{one}, []string{"post_tag", "category"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := termIDs(got[one]); !reflect.DeepEqual(ids, []int64{tagAl, tagA, tagA2, tagB, catM, catZ}) {
+		t.Errorf("one post, both taxonomies: %v", ids)
+	}
+}

@@ -375,6 +375,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		go s.publishScheduled(schedCtx)
 		go s.sweepMediaReservations(schedCtx)
 	}
+	if o, ok := s.store.(store.Optimizer); ok {
+		go s.optimizeStore(schedCtx, o)
+	}
 	if s.webhooks != nil {
 		go s.webhooks.Run(schedCtx)
 	}
@@ -421,6 +424,27 @@ func (s *Server) publishScheduled(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// OptimizeInterval is how often a serving node refreshes the stale planner
+// statistics of a store that needs it (SQLite).
+const OptimizeInterval = time.Hour
+
+// optimizeStore refreshes o's stale planner statistics every
+// OptimizeInterval until ctx ends.
+func (s *Server) optimizeStore(ctx context.Context, o store.Optimizer) {
+	t := time.NewTicker(OptimizeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := o.Optimize(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Warn("refreshing planner statistics", "err", err)
 		}
 	}
 }

@@ -192,6 +192,34 @@ func (db *DB) Close() error {
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 
+// optimizeAnalysisLimit bounds the rows ANALYZE samples per index when
+// Optimize refreshes statistics, so that it holds the writer briefly even
+// on a large site (SQLite's own recommendation for periodic runs).
+const optimizeAnalysisLimit = 1000
+
+// Optimize refreshes the planner statistics SQLite finds stale (PRAGMA
+// optimize, with a bounded analysis), as SQLite recommends doing from time
+// to time in long-running applications. It implements store.Optimizer.
+func (db *DB) Optimize(ctx context.Context) error {
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: optimize: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA analysis_limit=`+strconv.Itoa(optimizeAnalysisLimit)); err != nil {
+		return fmt.Errorf("sqlite: optimize: %w", err)
+	}
+	_, err = conn.ExecContext(ctx, `PRAGMA optimize=0x10002`) // every table, not only those this connection queried
+	// The connection goes back to the pool: leave it without a limit.
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA analysis_limit=0`); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: optimize: %w", err)
+	}
+	return nil
+}
+
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 

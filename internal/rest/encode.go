@@ -362,27 +362,32 @@ func (e *encoder) nested(props []*schema.Property, ctx schema.Context, v any, ma
 		if p.Context&ctx == 0 {
 			continue
 		}
-		x, ok := m[p.Name]
-		if !ok {
-			continue
-		}
-		sub, shown := mask.child(p.Name)
-		if !shown {
-			continue
-		}
-		if !first {
-			e.buf = append(e.buf, ',')
-		}
-		first = false
-		e.buf = appendString(e.buf, p.Name)
-		e.buf = append(e.buf, ':')
-		if len(p.Properties) > 0 {
-			e.nested(p.Properties, ctx, x, sub)
-		} else {
-			e.masked(x, sub)
+		if x, ok := m[p.Name]; ok {
+			e.property(p, ctx, x, mask, &first)
 		}
 	}
 	e.buf = append(e.buf, '}')
+}
+
+// property appends "name":value for a property shown by mask (nothing
+// when mask hides it), a comma first unless *first, filtering a nested
+// object's properties by ctx and the mask below p.
+func (e *encoder) property(p *schema.Property, ctx schema.Context, v any, mask *fieldMask, first *bool) {
+	sub, shown := mask.child(p.Name)
+	if !shown {
+		return
+	}
+	if !*first {
+		e.buf = append(e.buf, ',')
+	}
+	*first = false
+	e.buf = appendString(e.buf, p.Name)
+	e.buf = append(e.buf, ':')
+	if len(p.Properties) > 0 {
+		e.nested(p.Properties, ctx, v, sub)
+	} else {
+		e.masked(v, sub)
+	}
 }
 
 // resource appends a resource: its set properties visible in its context
@@ -397,23 +402,8 @@ func (e *encoder) resource(r *Resource, mask *fieldMask) {
 			continue
 		}
 		p := props[i]
-		if p.Context&r.Context == 0 {
-			continue
-		}
-		sub, shown := mask.child(p.Name)
-		if !shown {
-			continue
-		}
-		if !first {
-			e.buf = append(e.buf, ',')
-		}
-		first = false
-		e.buf = appendString(e.buf, p.Name)
-		e.buf = append(e.buf, ':')
-		if len(p.Properties) > 0 {
-			e.nested(p.Properties, r.Context, v, sub)
-		} else {
-			e.masked(v, sub)
+		if p.Context&r.Context != 0 {
+			e.property(p, r.Context, v, mask, &first)
 		}
 	}
 	if lm, shown := mask.child("_links"); shown && len(r.links) > 0 {

@@ -2,7 +2,9 @@ package rest
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -203,29 +205,16 @@ func (e *encoder) value(v any) {
 	case map[string]any:
 		e.mapSorted(x)
 	case map[string]string:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		e.buf = append(e.buf, '{')
-		for i, k := range keys {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.buf = appendString(e.buf, k)
-			e.buf = append(e.buf, ':')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			e.key(i == 0, k)
 			e.buf = appendString(e.buf, x[k])
 		}
 		e.buf = append(e.buf, '}')
 	case schema.Ordered:
 		e.buf = append(e.buf, '{')
 		for i, kv := range x {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.buf = appendString(e.buf, kv.Key)
-			e.buf = append(e.buf, ':')
+			e.key(i == 0, kv.Key)
 			e.value(kv.Value)
 		}
 		e.buf = append(e.buf, '}')
@@ -239,19 +228,21 @@ func (e *encoder) value(v any) {
 	}
 }
 
-func (e *encoder) mapSorted(m map[string]any) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// key appends "k": to an object, after a comma unless it is the first
+// member.
+func (e *encoder) key(first bool, k string) {
+	if !first {
+		e.buf = append(e.buf, ',')
 	}
-	sort.Strings(keys)
+	e.buf = appendString(e.buf, k)
+	e.buf = append(e.buf, ':')
+}
+
+// mapSorted appends m as an object with its keys in sorted order.
+func (e *encoder) mapSorted(m map[string]any) {
 	e.buf = append(e.buf, '{')
-	for i, k := range keys {
-		if i > 0 {
-			e.buf = append(e.buf, ',')
-		}
-		e.buf = appendString(e.buf, k)
-		e.buf = append(e.buf, ':')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		e.key(i == 0, k)
 		e.value(m[k])
 	}
 	e.buf = append(e.buf, '}')
@@ -295,11 +286,7 @@ func (e *encoder) masked(v any, mask *fieldMask) {
 		if x != nil && x.ofResources() {
 			e.buf = append(e.buf, '{')
 			for i, kv := range x.items {
-				if i > 0 {
-					e.buf = append(e.buf, ',')
-				}
-				e.buf = appendString(e.buf, kv.Key)
-				e.buf = append(e.buf, ':')
+				e.key(i == 0, kv.Key)
 				e.masked(kv.Value, mask)
 			}
 			e.buf = append(e.buf, '}')
@@ -337,12 +324,8 @@ func (e *encoder) maskedKVs(kvs []schema.KV, mask *fieldMask) {
 		if !ok {
 			continue
 		}
-		if !first {
-			e.buf = append(e.buf, ',')
-		}
+		e.key(first, kv.Key)
 		first = false
-		e.buf = appendString(e.buf, kv.Key)
-		e.buf = append(e.buf, ':')
 		e.masked(kv.Value, sub)
 	}
 	e.buf = append(e.buf, '}')
@@ -377,12 +360,8 @@ func (e *encoder) property(p *schema.Property, ctx schema.Context, v any, mask *
 	if !shown {
 		return
 	}
-	if !*first {
-		e.buf = append(e.buf, ',')
-	}
+	e.key(*first, p.Name)
 	*first = false
-	e.buf = appendString(e.buf, p.Name)
-	e.buf = append(e.buf, ':')
 	if len(p.Properties) > 0 {
 		e.nested(p.Properties, ctx, v, sub)
 	} else {
@@ -428,11 +407,7 @@ func (e *encoder) keyed(k *Keyed) {
 	e.buf = append(e.buf, '{')
 	if k != nil {
 		for i, kv := range k.items {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.buf = appendString(e.buf, kv.Key)
-			e.buf = append(e.buf, ':')
+			e.key(i == 0, kv.Key)
 			e.value(kv.Value)
 		}
 	}
@@ -460,9 +435,7 @@ func (e *encoder) errorBody(x *Error) {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				e.buf = append(e.buf, ',')
-				e.buf = appendString(e.buf, k)
-				e.buf = append(e.buf, ':')
+				e.key(false, k)
 				e.value(x.Data[k])
 			}
 		}

@@ -9,6 +9,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -83,6 +84,62 @@ type Config struct {
 	DB       DB        `toml:"db"`
 	Cache    Cache     `toml:"cache"`
 	CORS     CORS      `toml:"cors"`
+	Server   Server    `toml:"server"`
+}
+
+// Server holds settings about the network around the process ([server] in
+// the file).
+type Server struct {
+	// TrustedProxies lists the addresses (IPs or CIDR prefixes) of reverse
+	// proxies whose X-Forwarded-For and X-Forwarded-Proto headers are
+	// believed. A request from any other address is taken at its socket
+	// address and scheme. Empty (the default) trusts no proxy.
+	TrustedProxies []string `toml:"trusted_proxies"`
+	// WebhookPrivateTargets lets webhooks deliver to loopback, private,
+	// link-local, unique-local and cloud metadata addresses. Off by
+	// default, so that a webhook cannot reach inside the network.
+	WebhookPrivateTargets bool `toml:"webhook_private_targets"`
+
+	trusted []netip.Prefix
+}
+
+// TrustedProxy reports whether addr, a socket address's IP, belongs to a
+// configured trusted proxy.
+func (s Server) TrustedProxy(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeServer parses the trusted proxy list.
+func (c *Config) normalizeServer() []error {
+	var errs []error
+	c.Server.trusted = c.Server.trusted[:0]
+	for _, v := range c.Server.TrustedProxies {
+		v = strings.TrimSpace(v)
+		var p netip.Prefix
+		var err error
+		if strings.Contains(v, "/") {
+			p, err = netip.ParsePrefix(v)
+		} else {
+			var a netip.Addr
+			a, err = netip.ParseAddr(v)
+			if err == nil {
+				a = a.Unmap()
+				p = netip.PrefixFrom(a, a.BitLen())
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("server.trusted_proxies %q: must be an IP address or a CIDR prefix such as 10.0.0.0/8", v))
+			continue
+		}
+		c.Server.trusted = append(c.Server.trusted, p.Masked())
+	}
+	return errs
 }
 
 // CORS says which web pages on other origins may call the API from a
@@ -460,6 +517,7 @@ func (c *Config) Normalize() error {
 	}
 	errs = append(errs, c.normalizeMedia()...)
 	errs = append(errs, c.normalizeCORS()...)
+	errs = append(errs, c.normalizeServer()...)
 	if c.DB.MaxConns < 0 {
 		errs = append(errs, fmt.Errorf("db.max_conns (%s): must be a positive integer", EnvDBMaxConns))
 	}

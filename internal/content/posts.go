@@ -134,6 +134,18 @@ func (s *Site) Visibility(u *auth.User, pt *PostType) *store.Visibility {
 	return v
 }
 
+// ProtectedSearch returns which password-protected posts of type pt a
+// search by u may match on their excerpt and content: those u may edit.
+// Everybody else sees a protected post's text only with its password
+// (decisions #15), so search must not reveal it either; nil means none.
+func (s *Site) ProtectedSearch(u *auth.User, pt *PostType) *store.Visibility {
+	v := editVisibility(u, pt)
+	if len(v.Public) == 0 && len(v.OwnStatuses) == 0 && len(v.OthersStatuses) == 0 {
+		return nil
+	}
+	return &v
+}
+
 // ListPosts runs a collection query and returns one page of posts and the
 // total number of matching posts.
 func (s *Site) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, int64, error) {

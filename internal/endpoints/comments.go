@@ -254,29 +254,28 @@ func (c *commentsController) listPermission(r *rest.Request) error {
 	if r.ContextName() == "edit" && !u.HasCap("moderate_comments") {
 		return rest.AuthError(r, "rest_forbidden_context", "Sorry, you cannot view comments with edit context.")
 	}
-	if !u.HasCap("edit_posts") {
-		var forbidden []string
-		if len(r.IDs("author")) > 0 {
-			forbidden = append(forbidden, "author")
+	// Filters need edit_posts (reference §5.4); those on what only
+	// moderators see (author_email and karma are edit-context fields) need
+	// moderate_comments, so that nobody else can probe them.
+	editor, moderator := u.HasCap("edit_posts"), u.HasCap("moderate_comments")
+	var forbidden []string
+	for _, f := range []struct {
+		name           string
+		given, allowed bool
+	}{
+		{"author", len(r.IDs("author")) > 0, editor},
+		{"author_exclude", len(r.IDs("author_exclude")) > 0, editor},
+		{"karma", r.Int("karma") != 0, moderator},
+		{"author_email", r.String("author_email") != "", moderator},
+		{"type", r.String("type") != "comment", editor},
+		{"status", r.String("status") != "approve", editor},
+	} {
+		if f.given && !f.allowed {
+			forbidden = append(forbidden, f.name)
 		}
-		if len(r.IDs("author_exclude")) > 0 {
-			forbidden = append(forbidden, "author_exclude")
-		}
-		if r.Int("karma") != 0 {
-			forbidden = append(forbidden, "karma")
-		}
-		if r.String("author_email") != "" {
-			forbidden = append(forbidden, "author_email")
-		}
-		if r.String("type") != "comment" {
-			forbidden = append(forbidden, "type")
-		}
-		if r.String("status") != "approve" {
-			forbidden = append(forbidden, "status")
-		}
-		if len(forbidden) > 0 {
-			return rest.AuthError(r, "rest_forbidden_param", "Query parameter not permitted: "+strings.Join(forbidden, ", "))
-		}
+	}
+	if len(forbidden) > 0 {
+		return rest.AuthError(r, "rest_forbidden_param", "Query parameter not permitted: "+strings.Join(forbidden, ", "))
 	}
 	return nil
 }
@@ -551,7 +550,10 @@ func (c *commentsController) query(r *rest.Request) (store.CommentQuery, int, in
 		}
 	}
 	q := store.CommentQuery{
-		Search:        render.PlainText(r.String("search")),
+		Search: render.PlainText(r.String("search")),
+		// Emails and IPs are shown only to moderators (edit context), so
+		// only they may search them.
+		SearchPrivate: r.User.HasCap("moderate_comments"),
 		Authors:       r.IDs("author"),
 		AuthorExclude: r.IDs("author_exclude"),
 		AuthorEmail:   r.String("author_email"),

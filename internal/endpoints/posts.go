@@ -505,15 +505,18 @@ func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 	page, perPage := pageArgs(r)
 	q := store.PostQuery{
-		Types:         []string{c.pt.Name},
-		Search:        render.PlainText(r.String("search")),
-		Include:       r.IDs("include"),
-		Exclude:       r.IDs("exclude"),
-		OrderBy:       r.String("orderby"),
-		Order:         r.String("order"),
-		Visibility:    c.site.Visibility(r.User, c.pt),
-		Authors:       r.IDs("author"),
-		AuthorExclude: r.IDs("author_exclude"),
+		Types:      []string{c.pt.Name},
+		Search:     render.PlainText(r.String("search")),
+		Include:    r.IDs("include"),
+		Exclude:    r.IDs("exclude"),
+		OrderBy:    r.String("orderby"),
+		Order:      r.String("order"),
+		Visibility: c.site.Visibility(r.User, c.pt),
+		Authors:    r.IDs("author"),
+
+		SearchProtected: c.site.ProtectedSearch(r.User, c.pt),
+		SearchPassword:  r.String("password"),
+		AuthorExclude:   r.IDs("author_exclude"),
 	}
 	if c.pt.Hierarchical {
 		if r.Has("parent") {

@@ -305,14 +305,17 @@ func (c *usersController) list(r *rest.Request) (*rest.Response, error) {
 		}
 	}
 	q := store.UserQuery{
-		Search:  strings.TrimSpace(r.String("search")),
-		Include: r.IDs("include"),
-		Exclude: r.IDs("exclude"),
-		Roles:   r.Strings("roles"),
-		OrderBy: map[string]string{"id": "id", "include": "include", "name": "name", "registered_date": "registered_date"}[r.String("orderby")],
-		Order:   r.String("order"),
-		Offset:  offset,
-		Limit:   perPage,
+		Search: strings.TrimSpace(r.String("search")),
+		// Logins and emails are shown only to list_users (edit context),
+		// so only they may search them.
+		SearchAccounts: r.User.HasCap("list_users"),
+		Include:        r.IDs("include"),
+		Exclude:        r.IDs("exclude"),
+		Roles:          r.Strings("roles"),
+		OrderBy:        map[string]string{"id": "id", "include": "include", "name": "name", "registered_date": "registered_date"}[r.String("orderby")],
+		Order:          r.String("order"),
+		Offset:         offset,
+		Limit:          perPage,
 	}
 	if s := r.String("slug"); s != "" {
 		q.Slugs = []string{s}

@@ -46,11 +46,13 @@ const (
 // CommentQuery selects comments for a collection. Zero values mean "no
 // filter".
 type CommentQuery struct {
-	// Search keeps comments whose author name, email, URL, IP or content
-	// contains the string.
-	Search string
-	After  *time.Time // exclusive, on the local date
-	Before *time.Time // exclusive, on the local date
+	// Search keeps comments whose author name, URL or content contains
+	// the string, and also author email or IP when SearchPrivate is set
+	// (callers who may moderate comments).
+	Search        string
+	SearchPrivate bool
+	After         *time.Time // exclusive, on the local date
+	Before        *time.Time // exclusive, on the local date
 	// Authors and AuthorExclude filter on the author's user id.
 	Authors       []int64
 	AuthorExclude []int64

@@ -68,13 +68,21 @@ type PostQuery struct {
 	// only rows the caller may read; nil means no restriction.
 	Visibility *Visibility
 
-	Search        string
-	After         *time.Time // exclusive, on the local date
-	Before        *time.Time // exclusive, on the local date
-	Authors       []int64
-	AuthorExclude []int64
-	Include       []int64
-	Exclude       []int64
+	// Search keeps posts that contain every word of it in their title,
+	// excerpt or content. The excerpt and content of a password-protected
+	// post are searched only when the post passes SearchProtected or its
+	// password equals SearchPassword; otherwise only its title is, so that
+	// a caller who may not read a protected post's text cannot learn it
+	// through search.
+	Search          string
+	SearchProtected *Visibility
+	SearchPassword  string
+	After           *time.Time // exclusive, on the local date
+	Before          *time.Time // exclusive, on the local date
+	Authors         []int64
+	AuthorExclude   []int64
+	Include         []int64
+	Exclude         []int64
 	// Parents limits to these parent ids when ParentsSet is true (so that
 	// an explicit empty list or [0] can be told from "not given").
 	Parents       []int64
@@ -164,11 +172,14 @@ type User struct {
 
 // UserQuery selects users for a collection.
 type UserQuery struct {
-	Search  string
-	Include []int64
-	Exclude []int64
-	Slugs   []string
-	Roles   []string
+	// Search keeps users whose name, slug, URL or id matches it, and also
+	// login or email when SearchAccounts is set (callers with list_users).
+	Search         string
+	SearchAccounts bool
+	Include        []int64
+	Exclude        []int64
+	Slugs          []string
+	Roles          []string
 	// HasPublishedOfTypes restricts to users with at least one published
 	// post of one of these types.
 	HasPublishedOfTypes []string

@@ -76,18 +76,18 @@ func (o ops) queryComments(ctx context.Context, query string, args ...any) ([]*s
 	return out, err
 }
 
-// visibilityExpr turns v into a condition on the posts table p (columns
-// status and author).
-func visibilityExpr(v *store.Visibility, a *args) string {
+// visibilityExpr turns v into a condition on the posts table whose columns
+// are prefixed with table ("p." or "").
+func visibilityExpr(v *store.Visibility, table string, a *args) string {
 	var alts []string
 	if len(v.Public) > 0 {
-		alts = append(alts, inExpr(a, "p.status", v.Public, false))
+		alts = append(alts, inExpr(a, table+"status", v.Public, false))
 	}
 	if v.Owner != 0 && len(v.OwnStatuses) > 0 {
-		alts = append(alts, `(p.author = `+a.add(v.Owner)+` AND `+inExpr(a, "p.status", v.OwnStatuses, false)+`)`)
+		alts = append(alts, `(`+table+`author = `+a.add(v.Owner)+` AND `+inExpr(a, table+"status", v.OwnStatuses, false)+`)`)
 	}
 	if len(v.OthersStatuses) > 0 {
-		alts = append(alts, inExpr(a, "p.status", v.OthersStatuses, false))
+		alts = append(alts, inExpr(a, table+"status", v.OthersStatuses, false))
 	}
 	if len(alts) == 0 {
 		return `FALSE`
@@ -102,14 +102,14 @@ func accessCond(c *cond, acc *store.CommentAccess) {
 	for i := range acc.Types {
 		t := &acc.Types[i]
 		typ := a.add(t.Type)
-		read := visibilityExpr(&t.Read, a)
-		edit := visibilityExpr(&t.Edit, a)
+		read := visibilityExpr(&t.Read, "p.", a)
+		edit := visibilityExpr(&t.Edit, "p.", a)
 		protected := `p.password = '' OR ` + edit
 		if len(acc.UnlockedPosts) > 0 {
 			protected += ` OR p.id = ANY(` + a.add(acc.UnlockedPosts) + `::bigint[])`
 		}
 		readAlts = append(readAlts, `(p.type = `+typ+` AND `+read+` AND (`+protected+`))`)
-		editAlts = append(editAlts, `(p.type = `+typ+` AND `+visibilityExpr(&t.Edit, a)+`)`)
+		editAlts = append(editAlts, `(p.type = `+typ+` AND `+visibilityExpr(&t.Edit, "p.", a)+`)`)
 	}
 	if len(readAlts) == 0 {
 		c.add(`comments.post_id = 0`)
@@ -139,8 +139,11 @@ func accessCond(c *cond, acc *store.CommentAccess) {
 func commentWhere(q *store.CommentQuery, a *args) *cond {
 	c := newCond(a)
 	if q.Search != "" {
-		c.add(likeAny(q.Search, []string{"comments.author_name", "comments.author_email", "comments.author_url",
-			"comments.author_ip", "comments.content"}, a))
+		cols := []string{"comments.author_name", "comments.author_url", "comments.content"}
+		if q.SearchPrivate {
+			cols = append(cols, "comments.author_email", "comments.author_ip")
+		}
+		c.add(likeAny(q.Search, cols, a))
 	}
 	if q.After != nil {
 		c.add(`comments.date > ` + a.add(pgTime(*q.After)))

@@ -83,24 +83,23 @@ func postWhere(q *store.PostQuery, a *args) *cond {
 		inList(c, "status", q.Statuses, false)
 	}
 	if v := q.Visibility; v != nil {
-		var alts []string
-		if len(v.Public) > 0 {
-			alts = append(alts, inExpr(a, "status", v.Public, false))
-		}
-		if v.Owner != 0 && len(v.OwnStatuses) > 0 {
-			alts = append(alts, `(author = `+a.add(v.Owner)+` AND `+inExpr(a, "status", v.OwnStatuses, false)+`)`)
-		}
-		if len(v.OthersStatuses) > 0 {
-			alts = append(alts, inExpr(a, "status", v.OthersStatuses, false))
-		}
-		if len(alts) == 0 {
-			c.add(`FALSE`)
-		} else {
-			c.add("(" + strings.Join(alts, " OR ") + ")")
-		}
+		c.add(visibilityExpr(v, "", a))
 	}
-	for _, w := range strings.Fields(q.Search) {
-		c.add(likeAny(w, []string{"title", "excerpt", "content"}, a))
+	if words := strings.Fields(q.Search); len(words) > 0 {
+		// The text of a protected post is searched only for callers who
+		// may read it (store.PostQuery.Search).
+		open := `password = ''`
+		if q.SearchPassword != "" {
+			open += ` OR password = ` + a.add(q.SearchPassword)
+		}
+		if q.SearchProtected != nil {
+			open += ` OR ` + visibilityExpr(q.SearchProtected, "", a)
+		}
+		for _, w := range words {
+			title := likeAny(w, []string{"title"}, a)
+			text := likeAny(w, []string{"excerpt", "content"}, a)
+			c.add(`(` + title + ` OR ((` + open + `) AND ` + text + `))`)
+		}
 	}
 	if q.After != nil {
 		c.add(`date > ` + a.add(pgTime(*q.After)))

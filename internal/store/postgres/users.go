@@ -112,7 +112,10 @@ func (o ops) collectUsers(ctx context.Context, query string, args ...any) ([]*st
 func userWhere(q *store.UserQuery, a *args) *cond {
 	c := newCond(a)
 	if s := strings.TrimSpace(q.Search); s != "" {
-		cols := []string{"u.login", "u.email", "u.url", "u.nicename", "u.display_name"}
+		cols := []string{"u.url", "u.nicename", "u.display_name"}
+		if q.SearchAccounts {
+			cols = append(cols, "u.login", "u.email")
+		}
 		sq := likeAny(s, cols, a)
 		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
 			sq = "(" + sq + " OR u.id = " + a.add(id) + ")"

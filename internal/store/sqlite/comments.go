@@ -86,22 +86,22 @@ func (o ops) queryComments(ctx context.Context, query string, args ...any) ([]*s
 	return out, rows.Err()
 }
 
-// visibilityExpr turns v into a condition on the posts table (columns
-// status and author), appending its arguments.
-func visibilityExpr(v *store.Visibility, args *[]any) string {
+// visibilityExpr turns v into a condition on the posts table whose columns
+// are prefixed with table ("p." or ""), appending its arguments.
+func visibilityExpr(v *store.Visibility, table string, args *[]any) string {
 	var alts []string
 	if len(v.Public) > 0 {
-		expr, arg := inExpr("p.status", v.Public, false)
+		expr, arg := inExpr(table+"status", v.Public, false)
 		alts = append(alts, expr)
 		*args = append(*args, arg)
 	}
 	if v.Owner != 0 && len(v.OwnStatuses) > 0 {
-		expr, arg := inExpr("p.status", v.OwnStatuses, false)
-		alts = append(alts, `(p.author = ? AND `+expr+`)`)
+		expr, arg := inExpr(table+"status", v.OwnStatuses, false)
+		alts = append(alts, `(`+table+`author = ? AND `+expr+`)`)
 		*args = append(*args, v.Owner, arg)
 	}
 	if len(v.OthersStatuses) > 0 {
-		expr, arg := inExpr("p.status", v.OthersStatuses, false)
+		expr, arg := inExpr(table+"status", v.OthersStatuses, false)
 		alts = append(alts, expr)
 		*args = append(*args, arg)
 	}
@@ -119,8 +119,8 @@ func accessCond(c *cond, a *store.CommentAccess) {
 		t := &a.Types[i]
 		var ra []any
 		ra = append(ra, t.Type)
-		read := visibilityExpr(&t.Read, &ra)
-		edit := visibilityExpr(&t.Edit, &ra)
+		read := visibilityExpr(&t.Read, "p.", &ra)
+		edit := visibilityExpr(&t.Edit, "p.", &ra)
 		protected := `p.password = '' OR ` + edit
 		if len(a.UnlockedPosts) > 0 {
 			protected += ` OR p.id IN (SELECT value FROM json_each(?))`
@@ -130,7 +130,7 @@ func accessCond(c *cond, a *store.CommentAccess) {
 		readArgs = append(readArgs, ra...)
 
 		editArgs = append(editArgs, t.Type)
-		editAlts = append(editAlts, `(p.type = ? AND `+visibilityExpr(&t.Edit, &editArgs)+`)`)
+		editAlts = append(editAlts, `(p.type = ? AND `+visibilityExpr(&t.Edit, "p.", &editArgs)+`)`)
 	}
 	if len(readAlts) == 0 {
 		c.add(`comments.post_id = 0`)
@@ -165,8 +165,11 @@ func commentWhere(q *store.CommentQuery) *cond {
 	c := &cond{}
 	if q.Search != "" {
 		var args []any
-		s := likeAny(q.Search, []string{"comments.author_name", "comments.author_email", "comments.author_url",
-			"comments.author_ip", "comments.content"}, &args)
+		cols := []string{"comments.author_name", "comments.author_url", "comments.content"}
+		if q.SearchPrivate {
+			cols = append(cols, "comments.author_email", "comments.author_ip")
+		}
+		s := likeAny(q.Search, cols, &args)
 		c.add(s, args...)
 	}
 	if q.After != nil {

@@ -142,33 +142,28 @@ func postWhere(q *store.PostQuery) *cond {
 		inList(c, "status", q.Statuses, false)
 	}
 	if v := q.Visibility; v != nil {
-		var alts []string
 		var args []any
-		if len(v.Public) > 0 {
-			expr, arg := inExpr("status", v.Public, false)
-			alts = append(alts, expr)
-			args = append(args, arg)
-		}
-		if v.Owner != 0 && len(v.OwnStatuses) > 0 {
-			expr, arg := inExpr("status", v.OwnStatuses, false)
-			alts = append(alts, `(author = ? AND `+expr+`)`)
-			args = append(args, v.Owner, arg)
-		}
-		if len(v.OthersStatuses) > 0 {
-			expr, arg := inExpr("status", v.OthersStatuses, false)
-			alts = append(alts, expr)
-			args = append(args, arg)
-		}
-		if len(alts) == 0 {
-			c.add(`0`)
-		} else {
-			c.add("("+strings.Join(alts, " OR ")+")", args...)
-		}
+		c.add(visibilityExpr(v, "", &args), args...)
 	}
-	for _, w := range strings.Fields(q.Search) {
-		var args []any
-		s := likeAny(w, []string{"title", "excerpt", "content"}, &args)
-		c.add(s, args...)
+	if words := strings.Fields(q.Search); len(words) > 0 {
+		// The text of a protected post is searched only for callers who
+		// may read it (store.PostQuery.Search).
+		open := `password = ''`
+		var openArgs []any
+		if q.SearchPassword != "" {
+			open += ` OR password = ?`
+			openArgs = append(openArgs, q.SearchPassword)
+		}
+		if q.SearchProtected != nil {
+			open += ` OR ` + visibilityExpr(q.SearchProtected, "", &openArgs)
+		}
+		for _, w := range words {
+			var args []any
+			title := likeAny(w, []string{"title"}, &args)
+			args = append(args, openArgs...)
+			text := likeAny(w, []string{"excerpt", "content"}, &args)
+			c.add(`(`+title+` OR ((`+open+`) AND `+text+`))`, args...)
+		}
 	}
 	if q.After != nil {
 		c.add(`date > ?`, fmtTime(*q.After))

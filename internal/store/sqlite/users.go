@@ -119,7 +119,10 @@ func userWhere(q *store.UserQuery) *cond {
 	c := &cond{}
 	if s := strings.TrimSpace(q.Search); s != "" {
 		var args []any
-		cols := []string{"u.login", "u.email", "u.url", "u.nicename", "u.display_name"}
+		cols := []string{"u.url", "u.nicename", "u.display_name"}
+		if q.SearchAccounts {
+			cols = append(cols, "u.login", "u.email")
+		}
 		sq := likeAny(s, cols, &args)
 		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
 			sq = "(" + sq + " OR u.id = ?)"

@@ -395,13 +395,15 @@ func TestListUsersFiltersAndOrders(t *testing.T) {
 		{"unknown role", store.UserQuery{Roles: []string{"ghost"}}, []int64{}},
 		{"has published posts", store.UserQuery{HasPublishedOfTypes: []string{"post"}, OrderBy: "id"}, []int64{2, 5}},
 		{"has published posts or pages", store.UserQuery{HasPublishedOfTypes: []string{"post", "page"}, OrderBy: "id"}, []int64{2, 3, 5}},
-		{"search login", store.UserQuery{Search: "WRIT", OrderBy: "id"}, []int64{5}},
-		{"search email", store.UserQuery{Search: "example.org"}, []int64{2}},
+		{"search login", store.UserQuery{Search: "WRIT", SearchAccounts: true, OrderBy: "id"}, []int64{5}},
+		{"search email", store.UserQuery{Search: "example.org", SearchAccounts: true}, []int64{2}},
+		{"search without accounts skips email", store.UserQuery{Search: "example.org"}, []int64{}},
 		{"search url", store.UserQuery{Search: "admin.example"}, []int64{1}},
 		{"search nicename", store.UserQuery{Search: "ed-ni"}, []int64{2}},
 		{"search display name", store.UserQuery{Search: "editor"}, []int64{2}},
 		{"search non-ASCII folds case", store.UserQuery{Search: "ÜBER"}, []int64{4}},
-		{"search numeric also matches id", store.UserQuery{Search: "4", OrderBy: "id"}, []int64{3, 4}},
+		{"search numeric also matches id", store.UserQuery{Search: "4", SearchAccounts: true, OrderBy: "id"}, []int64{3, 4}},
+		{"search numeric without accounts matches id", store.UserQuery{Search: "4", OrderBy: "id"}, []int64{4}},
 		{"search substring spans words", store.UserQuery{Search: "ice Ed"}, []int64{2}},
 		{"search percent literal", store.UserQuery{Search: "%"}, []int64{}},
 		{"limit offset", store.UserQuery{OrderBy: "id", Limit: 2, Offset: 1}, []int64{2, 3}},
@@ -1184,5 +1186,57 @@ func TestPostTermFilters(t *testing.T) {
 		if g := ids(got); !reflect.DeepEqual(g, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, g, c.want)
 		}
+	}
+}
+
+// TestSearchMatchesProtectedTextOnlyForReaders: the excerpt and content of
+// a password-protected post are matched only for callers who may read them
+// (SearchProtected or the right SearchPassword); the title always is.
+func TestSearchMatchesProtectedTextOnlyForReaders(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	posts := []*store.Post{
+		{Type: "post", Status: "publish", Author: 1, Title: "Open", Slug: "open", Content: "secret word zebra"},
+		{Type: "post", Status: "publish", Author: 2, Title: "Locked zebra", Slug: "locked", Password: "sesame", Content: "hidden quokka", Excerpt: "wombat"},
+		{Type: "post", Status: "publish", Author: 1, Title: "Mine", Slug: "mine", Password: "pw", Content: "my quokka"},
+	}
+	for _, p := range posts {
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := []string{"publish"}
+	tests := []struct {
+		name string
+		q    store.PostQuery
+		want []int64
+	}{
+		{"content of protected posts is not matched", store.PostQuery{Search: "quokka"}, []int64{}},
+		{"excerpt of protected posts is not matched", store.PostQuery{Search: "wombat"}, []int64{}},
+		{"title of protected posts is matched", store.PostQuery{Search: "zebra", OrderBy: "id", Order: "asc"}, []int64{1, 2}},
+		{"every word must match title or readable text", store.PostQuery{Search: "zebra quokka"}, []int64{}},
+		{"the right password unlocks one post", store.PostQuery{Search: "quokka", SearchPassword: "sesame"}, []int64{2}},
+		{"a wrong password unlocks nothing", store.PostQuery{Search: "quokka", SearchPassword: "nope"}, []int64{}},
+		{"own protected posts for their author", store.PostQuery{Search: "quokka", SearchProtected: &store.Visibility{Owner: 1, OwnStatuses: all}}, []int64{3}},
+		{"every protected post for editors", store.PostQuery{Search: "quokka", SearchProtected: &store.Visibility{OthersStatuses: all}, OrderBy: "id", Order: "asc"}, []int64{2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := db.ListPosts(ctx, tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(ids(got), tt.want) {
+				t.Errorf("ListPosts = %v, want %v", ids(got), tt.want)
+			}
+			n, err := db.CountPosts(ctx, tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != int64(len(tt.want)) {
+				t.Errorf("CountPosts = %d, want %d", n, len(tt.want))
+			}
+		})
 	}
 }

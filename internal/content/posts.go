@@ -102,6 +102,52 @@ func (s *Site) CanDelete(ctx context.Context, u *auth.User, p *store.Post) bool 
 	return s.authz.Can(ctx, u, "delete_post", p)
 }
 
+// Editable reports, for each post of a page, whether u may edit it, with
+// the parents that decide attachments and revisions loaded in one query.
+// A collection in edit context shows the posts u may not edit as in view
+// context: no password, no raw fields (the item route refuses them).
+func (s *Site) Editable(ctx context.Context, u *auth.User, posts []*store.Post) ([]bool, error) {
+	var parents []int64
+	for _, p := range posts {
+		if (p.Status == "inherit" || p.Type == "revision") && p.Parent > 0 {
+			parents = append(parents, p.Parent)
+		}
+	}
+	if len(parents) > 0 {
+		known, err := s.Store.GetPosts(ctx, parents)
+		if err != nil {
+			return nil, err
+		}
+		ctx = withKnownPosts(ctx, known)
+	}
+	out := make([]bool, len(posts))
+	for i, p := range posts {
+		out[i] = s.CanEdit(ctx, u, p)
+	}
+	return out, nil
+}
+
+type knownPostsKey struct{}
+
+// withKnownPosts lets permission checks under ctx find the posts of known
+// without a query; ids known does not hold are loaded as usual.
+func withKnownPosts(ctx context.Context, known map[int64]*store.Post) context.Context {
+	return context.WithValue(ctx, knownPostsKey{}, known)
+}
+
+// knownPosts wraps a post loader so that it answers from the posts
+// withKnownPosts put in the context first.
+func knownPosts(load func(context.Context, int64) (*store.Post, error)) func(context.Context, int64) (*store.Post, error) {
+	return func(ctx context.Context, id int64) (*store.Post, error) {
+		if known, ok := ctx.Value(knownPostsKey{}).(map[int64]*store.Post); ok {
+			if p, ok := known[id]; ok {
+				return p, nil
+			}
+		}
+		return load(ctx, id)
+	}
+}
+
 // Visibility returns the restriction that keeps a post query to what u may
 // read of type pt. It mirrors read_post in SQL so that collection totals
 // equal what can be listed.

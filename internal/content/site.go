@@ -98,7 +98,7 @@ func NewSite(st store.Store, cfg *config.Config) (*Site, error) {
 			}
 			return pt.Caps, true
 		},
-		GetPost: st.GetPost,
+		GetPost: knownPosts(st.GetPost),
 	}
 	return s, nil
 }

@@ -433,11 +433,7 @@ func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[commentKey(cm.ID)] = cm
-	ctx := schema.View
-	if r.User.HasCap("moderate_comments") {
-		ctx = schema.Edit
-	}
-	res, err := c.prepareOne(r, cm, ctx)
+	res, err := c.prepareOne(r, cm, writeContext(r))
 	if err != nil {
 		return nil, err
 	}
@@ -445,6 +441,17 @@ func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
 	resp.SetHeader("Location", r.URL(c.base+"/"+strconv.FormatInt(cm.ID, 10)))
 	c.site.InsertCommentHook(r.Context(), cm, r, true)
 	return resp, nil
+}
+
+// writeContext is the context a write's response shows its comment in:
+// edit for moderators, view for everybody else, who may not see authors'
+// emails and addresses (the edit context of the item route needs
+// moderate_comments too).
+func writeContext(r *rest.Request) schema.Context {
+	if r.User.HasCap("moderate_comments") {
+		return schema.Edit
+	}
+	return schema.View
 }
 
 func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
@@ -464,7 +471,7 @@ func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[commentKey(cm.ID)] = cm
-	res, err := c.prepareOne(r, cm, schema.Edit)
+	res, err := c.prepareOne(r, cm, writeContext(r))
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +487,7 @@ func (c *commentsController) delete(r *rest.Request) (*rest.Response, error) {
 	if cm == nil {
 		return nil, errCommentInvalidID()
 	}
-	res, err := c.prepareOne(r, cm, schema.Edit)
+	res, err := c.prepareOne(r, cm, writeContext(r))
 	if err != nil {
 		return nil, err
 	}

@@ -692,6 +692,19 @@ func (c *postsController) prepareMany(r *rest.Request, posts []*store.Post, ctx 
 	taxes := c.site.Taxonomies().ForType(c.pt.Name)
 	// Room for the links of links() and one per taxonomy of addTerms.
 	out := rest.NewResources(c.schema, ctx, len(posts), 9+len(taxes))
+	if ctx == schema.Edit {
+		// Edit context needs edit rights on each item: the others of a
+		// page are shown as in view context (no password, no raw text).
+		editable, err := c.site.Editable(r.Context(), r.User, posts)
+		if err != nil {
+			return nil, err
+		}
+		for i, ok := range editable {
+			if !ok {
+				out[i].Context = schema.View
+			}
+		}
+	}
 	for i, p := range posts {
 		c.prepare(r, out[i], p, siteRoot, parents, password, links)
 	}

@@ -546,11 +546,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	// The override (`_method`, X-HTTP-Method-Override) is honoured on POST
+	// only: a GET or HEAD, which links, images and script tags on any page
+	// can make, never writes.
 	method := r.Method
-	if m, ok := q["_method"]; ok && len(m) > 0 && m[len(m)-1] != "" {
-		method = m[len(m)-1]
-	} else if m := r.Header.Get("X-HTTP-Method-Override"); m != "" {
-		method = m
+	if method == http.MethodPost {
+		if m, ok := q["_method"]; ok && len(m) > 0 && m[len(m)-1] != "" {
+			method = m[len(m)-1]
+		} else if m := r.Header.Get("X-HTTP-Method-Override"); m != "" {
+			method = m
+		}
 	}
 	method = strings.ToUpper(method)
 

@@ -217,21 +217,25 @@ func TestRouting(t *testing.T) {
 	}
 }
 
-func TestMethodOverridePrecedence(t *testing.T) {
+func TestMethodOverrideOnlyOnPostWithQueryBeforeHeader(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
 	tests := []struct {
-		name, target string
-		hdr          []string
-		want         string
+		name, method, target string
+		hdr                  []string
+		want                 string
 	}{
-		{"header", "/api/svc/v2/echo", []string{"X-HTTP-Method-Override", "delete"}, "DELETE"},
-		{"query wins over header", "/api/svc/v2/echo?_method=GET", []string{"X-HTTP-Method-Override", "DELETE"}, "GET"},
-		{"none", "/api/svc/v2/echo", nil, "POST"},
+		{"header", "POST", "/api/svc/v2/echo", []string{"X-HTTP-Method-Override", "delete"}, "DELETE"},
+		{"query wins over header", "POST", "/api/svc/v2/echo?_method=GET", []string{"X-HTTP-Method-Override", "DELETE"}, "GET"},
+		{"none", "POST", "/api/svc/v2/echo", nil, "POST"},
+		// A GET never writes: links and script tags can make one.
+		{"GET ignores _method", "GET", "/api/svc/v2/echo?_method=DELETE", nil, "GET"},
+		{"GET ignores the header", "GET", "/api/svc/v2/echo", []string{"X-HTTP-Method-Override", "POST"}, "GET"},
+		{"DELETE ignores _method", "DELETE", "/api/svc/v2/echo?_method=POST", nil, "DELETE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := f.do(t, "POST", tc.target, "", tc.hdr...)
+			res := f.do(t, tc.method, tc.target, "", tc.hdr...)
 			if got := path(res.Body, "method"); got != tc.want {
 				t.Errorf("method = %v, want %s (%s)", got, tc.want, res.Raw)
 			}

@@ -180,6 +180,11 @@ func (s *Site) Visibility(u *auth.User, pt *PostType) *store.Visibility {
 	return v
 }
 
+// MaxSearchLength bounds the `search` parameter of every collection, in
+// characters: longer searches are refused (rest_invalid_param), so that one
+// request cannot make the store match a pathological pattern.
+const MaxSearchLength = 200
+
 // ProtectedSearch returns which password-protected posts of type pt a
 // search by u may match on their excerpt and content: those u may edit.
 // Everybody else sees a protected post's text only with its password

@@ -97,7 +97,7 @@ func collectionArgs() []*rest.Arg {
 		},
 		{
 			Name: "search", Description: "Limit results to those matching a string.",
-			Type: "string",
+			Type: "string", MaxLength: content.MaxSearchLength,
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/render"
@@ -164,9 +165,19 @@ func (c *postsController) collectionParams() []*rest.Arg {
 		&rest.Arg{Name: "slug", Description: "Limit result set to posts with a specific slug.", Type: "string"},
 		&rest.Arg{Name: "status", Description: "Limit result set to posts assigned a specific status.", Type: "string", Default: "publish",
 			Sanitize: sanitizeKey, Validate: c.validateStatusParam},
-		&rest.Arg{Name: "filter", Description: "Use WP Query arguments to modify the response; private query vars require appropriate authorization."},
+		&rest.Arg{Name: "filter", Description: "Use WP Query arguments to modify the response; private query vars require appropriate authorization.",
+			Validate: validateFilter},
 	)
 	return append(args, c.termCollectionParams()...)
+}
+
+// validateFilter bounds filter[s] as the search parameter is bounded.
+func validateFilter(_ *rest.Request, name string, v any) error {
+	m, _ := v.(map[string]any)
+	if s, ok := m["s"].(string); ok && utf8.RuneCountInString(s) > content.MaxSearchLength {
+		return fmt.Errorf("%s[s] must be at most %d characters long", name, content.MaxSearchLength)
+	}
+	return nil
 }
 
 var keyUnsafe = regexp.MustCompile(`[^a-z0-9_\-]`)

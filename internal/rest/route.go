@@ -74,6 +74,8 @@ type Arg struct {
 	Maximum      *int64
 
 	ExclusiveMinimum, ExclusiveMaximum bool
+	// MaxLength, when positive, bounds a string's length in characters.
+	MaxLength int
 
 	// Sanitize replaces the default sanitizer for Type/Format; an error is
 	// reported as the reason in rest_invalid_param.
@@ -125,6 +127,7 @@ func (a *Arg) rule() schema.Rule {
 		Type: a.Type, Format: a.Format, Items: a.Items, Enum: a.Enum,
 		Minimum: a.Minimum, Maximum: a.Maximum,
 		ExclusiveMinimum: a.ExclusiveMinimum, ExclusiveMaximum: a.ExclusiveMaximum,
+		MaxLength: a.MaxLength,
 	}
 }
 

@@ -358,6 +358,9 @@ func (s *Server) execute(req *Request) (resp *Response) {
 			resp = errorResponse(NewError("rest_internal_error", http.StatusInternalServerError, msgInternal))
 		}
 	}()
+	if e := req.checkText(); e != nil {
+		return errorResponse(e)
+	}
 	if e := req.validate(); e != nil {
 		return errorResponse(e)
 	}
@@ -414,9 +417,19 @@ func (s *Server) apiError(req *Request, err error) *Error {
 		s.log.Warn("rest: database unavailable", "method", req.Method, "path", req.Path, "err", err)
 		return NewError("rest_database_unavailable", http.StatusServiceUnavailable, msgDatabaseUnavailable)
 	}
+	if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
+		// The client went away: nothing is wrong with the server, and a
+		// client must not be able to fill the log at will.
+		s.log.Debug("rest: client closed the request", "method", req.Method, "path", req.Path)
+		return NewError("rest_request_canceled", StatusClientClosedRequest, "The client closed the request.")
+	}
 	s.log.Error("rest: request failed", "method", req.Method, "path", req.Path, "err", err)
 	return NewError("rest_internal_error", http.StatusInternalServerError, msgInternal)
 }
+
+// StatusClientClosedRequest is the status recorded for a request whose
+// client went away before the answer was ready (nobody receives it).
+const StatusClientClosedRequest = 499
 
 // msgDatabaseUnavailable is the message of the 503 answered while the
 // database cannot be reached.

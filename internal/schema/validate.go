@@ -19,6 +19,8 @@ type Rule struct {
 	Minimum, Maximum *int64
 	ExclusiveMinimum bool
 	ExclusiveMaximum bool
+	// MaxLength, when positive, bounds a string's length in characters.
+	MaxLength int
 }
 
 // Reasons produced by the shared validator.
@@ -54,8 +56,12 @@ func Validate(r Rule, name string, v any) string {
 		return name + " is not of type integer"
 	}
 	if r.Type == "string" {
-		if _, ok := v.(string); !ok {
+		s, ok := v.(string)
+		if !ok {
 			return name + " is not of type string"
+		}
+		if r.MaxLength > 0 && utf8.RuneCountInString(s) > r.MaxLength {
+			return fmt.Sprintf("%s must be at most %d characters long", name, r.MaxLength)
 		}
 	}
 	switch r.Format {

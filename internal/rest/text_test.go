@@ -1,0 +1,150 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// textServer serves one route that echoes its `q` parameter, declared as a
+// string of at most 10 characters.
+func textServer(t *testing.T, log *slog.Logger, handler func(*Request) (*Response, error)) *Server {
+	t.Helper()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := NewServer(Config{Names: DefaultNames(), Logger: log})
+	if handler == nil {
+		handler = func(r *Request) (*Response, error) {
+			return NewResponse(http.StatusOK, map[string]any{"q": r.String("q")}), nil
+		}
+	}
+	s.Register("svc/v2", "/echo", &Route{Endpoints: []*Endpoint{
+		{Methods: Readable, Handler: handler, Args: []*Arg{{Name: "q", Type: "string", MaxLength: 10}}},
+		{Methods: Creatable, Handler: handler, Args: []*Arg{{Name: "q", Type: "string", MaxLength: 10}}},
+	}})
+	return s
+}
+
+type errBody struct {
+	Code    string
+	Message string
+	Data    struct {
+		Status int
+		Params map[string]string
+	}
+}
+
+func decodeErr(t *testing.T, w *httptest.ResponseRecorder) errBody {
+	t.Helper()
+	var b errBody
+	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
+		t.Fatalf("body %q: %v", w.Body, err)
+	}
+	return b
+}
+
+// TestParametersWithNULOrInvalidUTF8AreInvalidParams: text no store keeps
+// alike (PostgreSQL refuses both) is a 400 rest_invalid_param naming the
+// parameter, from the query, the form and the JSON body, declared or not.
+func TestParametersWithNULOrInvalidUTF8AreInvalidParams(t *testing.T) {
+	t.Parallel()
+	s := textServer(t, nil, nil)
+	tests := []struct {
+		name, method, target, ctype, body, param string
+	}{
+		{"NUL in a declared query parameter", "GET", "/api/svc/v2/echo?q=a%00b", "", "", "q"},
+		{"invalid UTF-8 in a declared query parameter", "GET", "/api/svc/v2/echo?q=%FF%FE", "", "", "q"},
+		{"NUL in an undeclared parameter", "GET", "/api/svc/v2/echo?password=x%00", "", "", "password"},
+		{"invalid UTF-8 in a bracketed key", "GET", "/api/svc/v2/echo?filter[s]=%C3%28", "", "", "filter"},
+		{"NUL in a form body", "POST", "/api/svc/v2/echo", "application/x-www-form-urlencoded", "q=%00", "q"},
+		{"NUL in a JSON string", "POST", "/api/svc/v2/echo", "application/json", `{"q":"a\u0000"}`, "q"},
+		{"NUL deep in a JSON object", "POST", "/api/svc/v2/echo", "application/json", `{"meta":{"k":["x","\u0000"]}}`, "meta"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(tt.method, "http://example.test"+tt.target, strings.NewReader(tt.body))
+			if tt.ctype != "" {
+				req.Header.Set("Content-Type", tt.ctype)
+			}
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, req)
+			if w.Code != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", w.Code, w.Body)
+			}
+			b := decodeErr(t, w)
+			if b.Code != "rest_invalid_param" || b.Data.Status != 400 || b.Data.Params[tt.param] == "" {
+				t.Errorf("body %+v, want rest_invalid_param naming %s", b, tt.param)
+			}
+		})
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/echo?q=%C3%A9t%C3%A9", nil))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"été"`) {
+		t.Errorf("valid UTF-8: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestStringMaxLengthIsAnInvalidParam: a declared maximum length is
+// checked in characters, not bytes.
+func TestStringMaxLengthIsAnInvalidParam(t *testing.T) {
+	t.Parallel()
+	s := textServer(t, nil, nil)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/echo?q=12345678901", nil))
+	b := decodeErr(t, w)
+	if w.Code != 400 || b.Code != "rest_invalid_param" || b.Data.Params["q"] != "q must be at most 10 characters long" {
+		t.Errorf("11 characters: %d %+v", w.Code, b)
+	}
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/echo?q="+strings.Repeat("%C3%A9", 10), nil))
+	if w.Code != 200 {
+		t.Errorf("10 two-byte characters: %d %s", w.Code, w.Body)
+	}
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestClientDisconnectIsNotLoggedAsAnError: a request whose client went
+// away is logged at DEBUG only, so that clients cannot flood the log.
+func TestClientDisconnectIsNotLoggedAsAnError(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, cancel := context.WithCancel(context.Background())
+	s := textServer(t, log, func(r *Request) (*Response, error) {
+		cancel() // the client hangs up while the handler works
+		<-r.Context().Done()
+		return nil, r.Context().Err()
+	})
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/echo", nil).WithContext(ctx))
+	if w.Code == http.StatusInternalServerError {
+		t.Errorf("status 500 for a canceled request")
+	}
+	if got := logs.String(); got != "" {
+		t.Errorf("logged at INFO or above: %s", got)
+	}
+}

@@ -87,6 +87,24 @@ type Config struct {
 	Server   Server    `toml:"server"`
 }
 
+// RedactURL returns a database URL fit for messages and logs: a password
+// in the user information or in a password parameter is replaced by
+// "xxxxx". Text that does not parse as a URL is not shown at all.
+func RedactURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return s // a file path
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable database URL)"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
 // Server holds settings about the network around the process ([server] in
 // the file).
 type Server struct {

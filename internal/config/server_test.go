@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,23 @@ func TestServerTrustsNoProxyByDefault(t *testing.T) {
 	}
 	if c.Server.TrustedProxy(netip.MustParseAddr("127.0.0.1")) {
 		t.Error("loopback trusted without configuration")
+	}
+}
+
+func TestRedactURLHidesPasswords(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://folio:s3cret@db:5432/folio":                 "postgres://folio:xxxxx@db:5432/folio",
+		"postgres://folio@db/folio?password=s3cret&sslmode=off": "postgres://folio@db/folio?password=xxxxx&sslmode=off",
+		"postgres://db/folio":                                   "postgres://db/folio",
+		"/var/lib/folio/folio.db":                               "/var/lib/folio/folio.db",
+		"postgres://u:p@[::1:bad":                               "(unparsable database URL)",
+	} {
+		got := RedactURL(in)
+		if got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+		if strings.Contains(got, "s3cret") {
+			t.Errorf("RedactURL(%q) keeps the password", in)
+		}
 	}
 }

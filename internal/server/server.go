@@ -70,7 +70,7 @@ type Server struct {
 // SQLite) and applies pending migrations. The caller closes the store.
 func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 	if cfg.IsPostgres() {
-		where := redactURL(cfg.DatabaseURL)
+		where := config.RedactURL(cfg.DatabaseURL)
 		db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{
 			MaxConns:        cfg.DB.MaxConns,
 			MinConns:        cfg.DB.MinConns,
@@ -99,15 +99,6 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
 	}
 	return db, nil
-}
-
-// redactURL returns a database URL without its password, for messages.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable database URL)"
-	}
-	return u.Redacted()
 }
 
 // NamesFor returns the REST names for a compat setting: "" gives the spec's
@@ -228,7 +219,8 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 func AdminHint(cfg *config.Config) string {
 	where := "--data " + shellQuote(cfg.DataDir)
 	if cfg.DatabaseURL != "" {
-		where = "--database " + shellQuote(cfg.DatabaseURL)
+		// Never the password: the hint lands in logs.
+		where = "--database " + shellQuote(config.RedactURL(cfg.DatabaseURL))
 	}
 	return "folio user create " + where + " --login admin --email admin@example.com --password 'CHANGE-ME' --role administrator"
 }

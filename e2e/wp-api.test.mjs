@@ -177,12 +177,20 @@ describe('WordPress wp-api.js against compatibility mode', { skip }, () => {
 		await server?.stop();
 	});
 
-	// loadWpApi injects the WordPress scripts into the current page in
-	// enqueue order, each as a classic <script> with the file's content,
-	// and waits for wp.api.loadPromise (wp-api.js 1548).
+	// loadWpApi adds the WordPress scripts to the current page in enqueue
+	// order, each as a classic <script src> on the site's own origin (the
+	// page's Content-Security-Policy allows only those; the browser's
+	// requests for them are answered here with the files), and waits for
+	// wp.api.loadPromise (wp-api.js 1548).
 	async function loadWpApi() {
-		for (const { file } of wp.scripts) {
-			await page.addScriptTag({ content: await readFile(file, 'utf8') });
+		const prefix = server.url + '/__wp-test-scripts/';
+		await page.unroute(prefix + '**');
+		await page.route(prefix + '**', async (route) => {
+			const i = Number(route.request().url().slice(prefix.length).replace(/\.js$/, ''));
+			await route.fulfill({ contentType: 'application/javascript', body: await readFile(wp.scripts[i].file, 'utf8') });
+		});
+		for (let i = 0; i < wp.scripts.length; i++) {
+			await page.addScriptTag({ url: prefix + i + '.js' });
 		}
 		return page.evaluate(() => new Promise((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error('wp.api.loadPromise did not settle within 15s')), 15000);

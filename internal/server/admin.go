@@ -28,19 +28,16 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	settings := s.settingsScript(r)
+	settings := s.settingsObject(r)
 	if settings == "" {
 		w.Header().Set("Cache-Control", "no-store")
 		http.Redirect(w, r, "/login?redirect_to="+url.QueryEscape(adminPath), http.StatusFound)
 		return
 	}
-	page := s.adminPage(r, settings)
+	nonce := newScriptNonce()
+	page := s.adminPage(r, settings, nonce)
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "same-origin")
+	setPageHeaders(h, nonce)
 	h.Set("Content-Length", fmt.Sprint(len(page)))
 	if r.Method == http.MethodHead {
 		return
@@ -52,7 +49,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 // sign-out form, a status region and the main region the admin script
 // fills, then the settings object (with a fresh nonce), the API client and
 // the admin script.
-func (s *Server) adminPage(r *http.Request, settings string) string {
+func (s *Server) adminPage(r *http.Request, settings, nonce string) string {
 	title := html.EscapeString(s.cfg.Site.Title)
 	if title == "" {
 		title = "Folio"
@@ -78,8 +75,8 @@ func (s *Server) adminPage(r *http.Request, settings string) string {
 	b.WriteString("<form method=\"post\" action=\"/logout\"><button type=\"submit\" id=\"sign-out\">Sign out</button></form>\n</header>\n")
 	b.WriteString("<div id=\"status\" class=\"notice\" role=\"status\" aria-live=\"polite\"></div>\n")
 	b.WriteString("<main id=\"main\" tabindex=\"-1\"><p>Loading&hellip;</p></main>\n")
-	b.WriteString("<script>window.folioAdmin = {siteTitle: " + jsString(s.cfg.Site.Title) + "};</script>\n")
-	b.WriteString(settings)
+	// The one inline script, allowed by the response's CSP nonce.
+	b.WriteString("<script nonce=\"" + nonce + "\">window.folioAdmin = {siteTitle: " + jsString(s.cfg.Site.Title) + "}; " + settings + "</script>\n")
 	b.WriteString("<script src=\"" + html.EscapeString(assetURL("api-client.js")) + "\"></script>\n")
 	b.WriteString("<script src=\"" + html.EscapeString(assetURL("admin.js")) + "\"></script>\n")
 	b.WriteString("</body>\n</html>\n")

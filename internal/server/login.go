@@ -180,9 +180,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 	b.WriteString("<p><button type=\"submit\">Sign in</button></p>\n</form>\n</body>\n</html>\n")
 	page := b.String()
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
+	setPageHeaders(h, "")
 	h.Set("Content-Length", fmt.Sprint(len(page)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
@@ -200,13 +198,14 @@ type apiSettings struct {
 	NonceEndpoint string `json:"nonceEndpoint"`
 }
 
-// settingsScript returns the <script> that gives a page served to a
-// signed-in browser the API settings {root, nonce, versionString,
+// settingsObject returns the JavaScript statements that give a page served
+// to a signed-in browser the API settings {root, nonce, versionString,
 // nonceEndpoint} (cli.md) as window[Names.SettingsObject], and under
 // Names.SettingsAlias too when the mode has one (window.wpApiSettings in
-// WordPress-compatibility mode). It is empty for visitors who are not
+// WordPress-compatibility mode). The page puts them in its one inline
+// script, which its CSP nonce allows. It is empty for visitors who are not
 // signed in.
-func (s *Server) settingsScript(r *http.Request) string {
+func (s *Server) settingsObject(r *http.Request) string {
 	u, token, err := s.sessions.Session(r)
 	if err != nil {
 		s.logger.Warn("page session", "err", err)
@@ -226,11 +225,11 @@ func (s *Server) settingsScript(r *http.Request) string {
 	}
 	// json.Marshal escapes <, > and &, so the object cannot close the
 	// script element; the global names are identifiers of ours.
-	out := "<script>window." + s.names.SettingsObject + " = " + string(js) + ";"
+	out := "window." + s.names.SettingsObject + " = " + string(js) + ";"
 	if s.names.SettingsAlias != "" {
 		out += " window." + s.names.SettingsAlias + " = window." + s.names.SettingsObject + ";"
 	}
-	return out + "</script>\n"
+	return out
 }
 
 // nonceText is the body of the nonce endpoint for a request it cannot

@@ -311,8 +311,9 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	}
 	root := s.APIRoot(r)
 	rel := s.names.RelBase
+	nonce := newScriptNonce()
+	setPageHeaders(w.Header(), nonce)
 	w.Header().Set("Link", fmt.Sprintf("<%s>; rel=%q", root, rel))
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	title := html.EscapeString(s.cfg.Site.Title)
 	desc := html.EscapeString(s.cfg.Site.Description)
 	page := "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>" + title + "</title>\n" +
@@ -320,12 +321,22 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	if desc != "" {
 		page += "<p>" + desc + "</p>\n"
 	}
-	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n" + s.settingsScript(r) + "</body>\n</html>\n"
+	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n" + settingsScript(s.settingsObject(r), nonce) + "</body>\n</html>\n"
 	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
 	if r.Method == http.MethodHead {
 		return
 	}
 	_, _ = w.Write([]byte(page))
+}
+
+// settingsScript wraps the settings statements of a signed-in page in the
+// page's one inline script, allowed by the response's CSP nonce; it is
+// empty when settings is.
+func settingsScript(settings, nonce string) string {
+	if settings == "" {
+		return ""
+	}
+	return "<script nonce=\"" + nonce + "\">" + settings + "</script>\n"
 }
 
 // Handler returns the site's top-level HTTP handler.

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestConditionalGetFollowsWrites checks ETags on the real store, with the
-// response cache off (so that every 200 is computed afresh): a repeated
-// anonymous read with the tag gets 304, and any write (here a new post,
-// then a comment on it) retires the tag.
-func TestConditionalGetFollowsWrites(t *testing.T) {
+// TestConditionalGetFollowsVisibleWrites checks ETags on the real store,
+// with the response cache off (so that every 200 is computed afresh): a
+// repeated anonymous read with the tag gets 304, a write that changes the
+// answer retires the tag, a write the caller cannot see does not.
+func TestConditionalGetFollowsVisibleWrites(t *testing.T) {
 	off := false
 	e := newEnv(t, func(c *configT) { c.Cache.Responses = &off })
 	p := e.createPost("editor", "post", map[string]any{"title": "Tagged"})
@@ -42,11 +42,22 @@ func TestConditionalGetFollowsWrites(t *testing.T) {
 	}
 	tag = after.Header.Get("ETag")
 	itemTag = e.do("GET", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "").Header.Get("ETag")
-	e.do("POST", "/api/svc/v2/comments", "editor", map[string]any{"post": p.ID, "content": "Hi"}).wantStatus(201)
+
+	// Writes the anonymous caller cannot see (a draft, a held comment)
+	// leave the tags alone: a tag tells no more than the body does.
+	e.createPost("author", "post", map[string]any{"title": "Secret draft", "status": "draft"})
+	if r := e.do("GET", "/api/svc/v2/posts", "", nil, "If-None-Match", tag); r.Status != http.StatusNotModified {
+		t.Fatalf("list after a hidden draft: %d, want 304", r.Status)
+	}
+	if r := e.do("GET", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "", nil, "If-None-Match", itemTag); r.Status != http.StatusNotModified {
+		t.Fatalf("item after a hidden draft: %d, want 304", r.Status)
+	}
+	// A write that changes what it answers retires the tag.
+	e.do("POST", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "editor", map[string]any{"title": "Retitled"}).wantStatus(200)
 	if r := e.do("GET", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "", nil, "If-None-Match", itemTag); r.Status != 200 {
-		t.Fatalf("item after a comment: %d, want 200", r.Status)
+		t.Fatalf("item after its update: %d, want 200", r.Status)
 	}
 	if r := e.do("GET", "/api/svc/v2/posts", "", nil, "If-None-Match", tag); r.Status != 200 {
-		t.Fatalf("list after a comment: %d, want 200", r.Status)
+		t.Fatalf("list after an update: %d, want 200", r.Status)
 	}
 }

@@ -34,6 +34,7 @@ type cachedResponse struct {
 	status  int
 	header  http.Header // complete response headers written by the route
 	body    []byte
+	etag    string // the entity tag of a 200 answer
 }
 
 func (c *cachedResponse) size() int { return len(c.body) + 512 }

@@ -2,25 +2,32 @@ package rest
 
 import (
 	"context"
-	"hash/fnv"
+
+	"github.com/cespare/xxhash/v2"
 	"net/http"
 	"strconv"
 	"strings"
 )
 
-// etag returns the entity tag of an anonymous read: the store's write
-// version and a hash of the cache key (base URL, path and query). Every
-// committed write moves the version on, so a tag names one state of the
-// site; it is weak because an extension field may depend on more than the
-// database.
-func etag(key string, version int64) string {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(key))
-	b := make([]byte, 0, 48)
+// contentTag returns the entity tag of an anonymous read: a hash of the
+// encoded body and of the headers that are part of the representation
+// (the totals and Link). It depends on nothing but what the caller
+// receives: a write the caller may not see (a draft saved) leaves it
+// unchanged, so the tag reveals nothing more than the body does, and every
+// node computes the same tag for the same answer. It is weak because an
+// extension field may render equivalent content differently.
+func contentTag(body []byte, h http.Header, n Names) string {
+	d := xxhash.New()
+	_, _ = d.Write(body)
+	// write sets the totals under the spec's spelling, Link canonically.
+	for _, k := range [...]string{n.TotalHeader(), n.TotalPagesHeader(), "Link"} {
+		for _, v := range h[k] {
+			_, _ = d.WriteString("\x00" + k + ":" + v)
+		}
+	}
+	b := make([]byte, 0, 24)
 	b = append(b, `W/"`...)
-	b = strconv.AppendInt(b, version, 36)
-	b = append(b, '-')
-	b = strconv.AppendUint(b, h.Sum64(), 36)
+	b = strconv.AppendUint(b, d.Sum64(), 36)
 	b = append(b, '"')
 	return string(b)
 }

@@ -51,7 +51,10 @@ type Request struct {
 	vals []argVal
 
 	permDone bool // the bound endpoint's permission check ran
-	permOK   bool // and said yes
+	// etag is set for anonymous reads, whose 200 answers get an entity
+	// tag and whose If-None-Match is honoured.
+	etag   bool
+	permOK bool // and said yes
 
 	// embedded marks an internal _embed request, whose headers are
 	// thrown away.

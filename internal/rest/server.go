@@ -607,7 +607,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Cache-Control"] = hdrNoCache
 		h["Pragma"] = hdrPragma
 	}
-	key, tag := "", ""
+	key := ""
 	var version int64
 	if resp == nil {
 		if key = s.cacheKey(r, req); key != "" {
@@ -615,21 +615,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				key = "" // the request itself will report the store's state
 			} else {
-				version, tag = v, etag(key, v)
-				if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, tag) {
-					notModified(w, tag)
-					return
-				}
+				version = v
 				if s.cache != nil {
 					if e := s.cache.get(key, v); e != nil {
-						if e.status == http.StatusOK {
-							h.Set("ETag", tag)
+						if e.etag != "" {
+							if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, e.etag) {
+								notModified(w, e.etag)
+								return
+							}
+							h.Set("ETag", e.etag)
 						}
 						serveCached(w, r, e)
 						return
 					}
 				}
 				req.ctx = store.WithVersion(req.ctx, v)
+				req.etag = true
 			}
 		}
 	}
@@ -661,9 +662,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	embed := q["_embed"] // nil when absent; "?_embed" gives [""]
 	_, envelope := q["_envelope"]
-	if tag != "" && resp.Status == http.StatusOK {
-		h.Set("ETag", tag)
-	}
 	if key == "" || s.cache == nil || resp.Status >= 500 {
 		s.write(w, req, resp, embed, envelope, callback)
 		return
@@ -679,10 +677,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	body := rec.body
-	if r.Method == http.MethodHead {
+	if r.Method == http.MethodHead || rec.status == http.StatusNotModified {
 		return // no body to keep
 	}
-	s.cache.put(key, &cachedResponse{version: version, status: rec.status, header: hdr, body: body})
+	s.cache.put(key, &cachedResponse{version: version, status: rec.status, header: hdr, body: body, etag: h.Get("ETag")})
 }
 
 // write encodes resp and sends it. embed holds the values of the _embed
@@ -733,10 +731,24 @@ func (s *Server) write(w http.ResponseWriter, req *Request, resp *Response, embe
 	if callback != "" {
 		e.buf = append(e.buf, ')')
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(e.buf))}
-	w.WriteHeader(status)
-	if req.Method != http.MethodHead && req.HTTP != nil && req.HTTP.Method != http.MethodHead {
-		_, _ = w.Write(e.buf)
+	if req.etag && status == http.StatusOK {
+		// The tag names the representation itself, so that it changes
+		// only when what this caller sees changes (a write it may not
+		// see leaves it alone).
+		tag := contentTag(e.buf, h, s.cfg.Names)
+		h.Set("ETag", tag)
+		if inm := req.HTTP.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, tag) {
+			status = http.StatusNotModified
+		}
+	}
+	if status == http.StatusNotModified {
+		notModified(w, h.Get("ETag"))
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(len(e.buf))}
+		w.WriteHeader(status)
+		if req.Method != http.MethodHead && req.HTTP != nil && req.HTTP.Method != http.MethodHead {
+			_, _ = w.Write(e.buf)
+		}
 	}
 	if cap(e.buf) <= 1<<20 {
 		*bp = e.buf[:0]

@@ -433,7 +433,11 @@ func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[commentKey(cm.ID)] = cm
-	res, err := c.prepareOne(r, cm, writeContext(r))
+	ctx := schema.View
+	if r.User.HasCap("moderate_comments") {
+		ctx = schema.Edit
+	}
+	res, err := c.prepareOne(r, cm, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -441,17 +445,6 @@ func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
 	resp.SetHeader("Location", r.URL(c.base+"/"+strconv.FormatInt(cm.ID, 10)))
 	c.site.InsertCommentHook(r.Context(), cm, r, true)
 	return resp, nil
-}
-
-// writeContext is the context a write's response shows its comment in:
-// edit for moderators, view for everybody else, who may not see authors'
-// emails and addresses (the edit context of the item route needs
-// moderate_comments too).
-func writeContext(r *rest.Request) schema.Context {
-	if r.User.HasCap("moderate_comments") {
-		return schema.Edit
-	}
-	return schema.View
 }
 
 func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
@@ -471,7 +464,7 @@ func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[commentKey(cm.ID)] = cm
-	res, err := c.prepareOne(r, cm, writeContext(r))
+	res, err := c.prepareOne(r, cm, schema.Edit)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +480,7 @@ func (c *commentsController) delete(r *rest.Request) (*rest.Response, error) {
 	if cm == nil {
 		return nil, errCommentInvalidID()
 	}
-	res, err := c.prepareOne(r, cm, writeContext(r))
+	res, err := c.prepareOne(r, cm, schema.Edit)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ var allRoles = []string{"administrator", "editor", "author", "contributor", "sub
 // env is a running Folio API over a fresh SQLite database, with one user per
 // role (login = role name) holding an application password.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	site  *content.Site
 	db    storetest.Store
@@ -36,7 +36,7 @@ type env struct {
 	users map[string]int64  // login → id
 }
 
-func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
+func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
 	t.Helper()
 	// SQLite, or PostgreSQL when FOLIO_TEST_DATABASE_URL is set.
 	db := storetest.Open(t)
@@ -102,7 +102,7 @@ func (e *env) addUser(login, role string) int64 {
 }
 
 type resp struct {
-	t      *testing.T
+	t      testing.TB
 	Status int
 	Header http.Header
 	Body   []byte

@@ -68,7 +68,7 @@ func testImage(w, h int) *image.RGBA {
 	return img
 }
 
-func pngOf(t *testing.T, w, h int) []byte {
+func pngOf(t testing.TB, w, h int) []byte {
 	var b bytes.Buffer
 	if err := png.Encode(&b, testImage(w, h)); err != nil {
 		t.Fatal(err)

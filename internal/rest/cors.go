@@ -92,13 +92,16 @@ func (p *corsPolicy) setHeaders(h http.Header, r *http.Request) (preflight bool)
 	if p.vary {
 		h["Vary"] = hdrVaryOrigin
 	}
+	// Every answer names the headers a cross-origin reader may see (the
+	// totals, Link, Allow; reference §1), whatever its Origin: the list
+	// grants nothing by itself, the allowed origins do.
+	h["Access-Control-Expose-Headers"] = p.exposeHeaders
 	acao, cred := p.allow(r.Header.Get("Origin"))
 	if acao != "" {
 		h["Access-Control-Allow-Origin"] = []string{acao}
 		if cred {
 			h["Access-Control-Allow-Credentials"] = hdrTrue
 		}
-		h["Access-Control-Expose-Headers"] = p.exposeHeaders
 	}
 	if !isPreflight(r) {
 		return false

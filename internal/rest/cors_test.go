@@ -32,11 +32,16 @@ func TestCORSAllowsOnlyConfiguredOrigins(t *testing.T) {
 			{"second allowed origin", []string{"Origin", "http://localhost:3000"}, map[string]string{
 				"Access-Control-Allow-Origin": "http://localhost:3000",
 			}, nil},
-			{"unknown origin gets nothing", []string{"Origin", "https://evil.test"}, map[string]string{"Vary": "Origin"},
-				[]string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Expose-Headers"}},
+			// The expose list is on every answer (reference §1); it grants
+			// nothing without Access-Control-Allow-Origin.
+			{"unknown origin gets nothing", []string{"Origin", "https://evil.test"}, map[string]string{"Vary": "Origin",
+				"Access-Control-Expose-Headers": names.TotalHeader() + ", " + names.TotalPagesHeader() + ", Link, Allow"},
+				[]string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials"}},
 			{"an origin that only starts like an allowed one", []string{"Origin", "https://app.test.evil.test"}, nil,
 				[]string{"Access-Control-Allow-Origin"}},
-			{"no origin", nil, map[string]string{"Vary": "Origin"}, []string{"Access-Control-Allow-Origin"}},
+			{"no origin", nil, map[string]string{"Vary": "Origin",
+				"Access-Control-Expose-Headers": names.TotalHeader() + ", " + names.TotalPagesHeader() + ", Link, Allow"},
+				[]string{"Access-Control-Allow-Origin"}},
 		}
 		for _, tc := range tests {
 			t.Run(names.Namespace+"/"+tc.name, func(t *testing.T) {

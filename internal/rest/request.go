@@ -275,6 +275,16 @@ func (r *Request) resolve(i int) *argVal {
 		return av
 	}
 	av.state = argSent
+	// Type errors come before range errors: a value with no number in
+	// front at all ("abc") is refused as such, before a sanitizer (absint)
+	// could turn it into 0 and fail a range check instead; "12abc" is still
+	// sanitized to 12 (reference §2.3).
+	if a.Type == "integer" || a.Type == "number" {
+		if s, scalar := schema.ScalarString(v); scalar && !schema.IsNumeric(v) && !leadingNumber(s) {
+			av.v, av.bad = v, a.Name+" is not of type "+a.Type
+			return av
+		}
+	}
 	if a.Sanitize != nil {
 		s, err := a.Sanitize(r, a.Name, v)
 		if err != nil {
@@ -287,6 +297,15 @@ func (r *Request) resolve(i int) *argVal {
 	s, bad := schema.Sanitize(a.rule, a.Name, v)
 	av.v, av.bad = s, bad
 	return av
+}
+
+// leadingNumber reports whether s starts, after white space and a sign,
+// with a digit (or a point and a digit): what a numeric cast would read.
+func leadingNumber(s string) bool {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	s = strings.TrimLeft(s, "+-")
+	s = strings.TrimPrefix(s, ".")
+	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
 func reason(err error) string {

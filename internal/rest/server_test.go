@@ -96,11 +96,13 @@ func TestBasicHeaders(t *testing.T) {
 		absent []string
 	}{
 		{"anonymous without origin", nil, map[string]string{
-			"Content-Type":           "application/json; charset=UTF-8",
-			"X-Content-Type-Options": "nosniff",
-		}, []string{"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Cache-Control", "Expires", "Vary"}},
-		{"no origin is allowed by default", []string{"Origin", "https://app.test"}, nil,
-			[]string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Expose-Headers", "Vary"}},
+			"Content-Type":                  "application/json; charset=UTF-8",
+			"X-Content-Type-Options":        "nosniff",
+			"Access-Control-Expose-Headers": "X-API-Total, X-API-TotalPages, Link, Allow",
+		}, []string{"Access-Control-Allow-Origin", "Cache-Control", "Expires", "Vary"}},
+		{"no origin is allowed by default", []string{"Origin", "https://app.test"}, map[string]string{
+			"Access-Control-Expose-Headers": "X-API-Total, X-API-TotalPages, Link, Allow",
+		}, []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Vary"}},
 		{"signed in gets no-cache", []string{"X-Test-User", "1"}, map[string]string{
 			"Expires":       "Wed, 11 Jan 1984 05:00:00 GMT",
 			"Cache-Control": "no-cache, must-revalidate, max-age=0",

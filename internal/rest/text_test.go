@@ -148,3 +148,47 @@ func TestClientDisconnectIsNotLoggedAsAnError(t *testing.T) {
 		t.Errorf("logged at INFO or above: %s", got)
 	}
 }
+
+// TestTypeErrorsComeBeforeRangeErrors: a value that is no number at all is
+// "<name> is not of type integer", even where a sanitizer (absint) would
+// have turned it into 0 and a range error; a number with trailing text is
+// still sanitized (reference §3.3).
+func TestTypeErrorsComeBeforeRangeErrors(t *testing.T) {
+	t.Parallel()
+	s := NewServer(Config{Names: DefaultNames(), Logger: slog.New(slog.DiscardHandler)})
+	s.Register("svc/v2", "/things", &Route{Endpoints: []*Endpoint{{
+		Methods: Readable,
+		Handler: func(r *Request) (*Response, error) {
+			return NewResponse(http.StatusOK, map[string]any{"page": r.Int("page")}), nil
+		},
+		Args: []*Arg{
+			{Name: "page", Type: "integer", Default: int64(1), Minimum: Int(1), Sanitize: AbsInt},
+			{Name: "per_page", Type: "integer", Minimum: Int(1), Maximum: Int(100), Sanitize: AbsInt},
+			{Name: "count", Type: "integer", Minimum: Int(1)},
+			{Name: "ratio", Type: "number", Minimum: Int(0)},
+			{Name: "force", Type: "boolean"},
+		},
+	}}})
+	for _, tt := range []struct{ query, param, reason string }{
+		{"page=abc", "page", "page is not of type integer"},
+		{"page=", "page", "page is not of type integer"},
+		{"per_page=x1", "per_page", "per_page is not of type integer"},
+		{"count=abc", "count", "count is not of type integer"},
+		{"ratio=abc", "ratio", "ratio is not of type number"},
+		{"force=maybe", "force", "force is not of type boolean"},
+		{"page=0", "page", "page must be greater than 1 (inclusive)"},
+		{"per_page=101", "per_page", "per_page must be between 1 (inclusive) and 100 (inclusive)"},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/things?"+tt.query, nil))
+		b := decodeErr(t, w)
+		if w.Code != 400 || b.Code != "rest_invalid_param" || b.Data.Params[tt.param] != tt.reason {
+			t.Errorf("%s: %d %+v, want %q", tt.query, w.Code, b, tt.reason)
+		}
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/things?page=12abc", nil))
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"page":12`) {
+		t.Errorf("page=12abc: %d %s", w.Code, w.Body)
+	}
+}

@@ -131,12 +131,11 @@ func (s *Site) normalizeImportedPost(pt *PostType, p *store.Post) {
 	case p.DateGMT.IsZero() && !draftLike(p.Status):
 		p.DateGMT = s.wallClockToUTC(p.Date)
 	}
+	// As a new post (CreatePost): modified defaults to the date, and its
+	// GMT form stays null with date_gmt for an undated draft.
 	if p.Modified.IsZero() {
 		p.Modified, p.ModifiedGMT = p.Date, p.DateGMT
-		if p.ModifiedGMT.IsZero() {
-			p.ModifiedGMT = s.wallClockToUTC(p.Modified)
-		}
-	} else if p.ModifiedGMT.IsZero() {
+	} else if p.ModifiedGMT.IsZero() && !p.DateGMT.IsZero() {
 		p.ModifiedGMT = s.wallClockToUTC(p.Modified)
 	}
 	if p.Status == "publish" && !p.DateGMT.IsZero() && p.DateGMT.After(now) {

@@ -416,14 +416,20 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 		// A contributor's pending post loses its slug.
 		p.Slug = ""
 	}
-	p.ModifiedGMT = now
-	p.Modified = s.LocalWallClock(now)
+	if creating {
+		// A new post was last modified when it is dated, as the platform
+		// inserts it: modified_gmt stays null with date_gmt for a draft.
+		p.Modified, p.ModifiedGMT = p.Date, p.DateGMT
+	} else {
+		p.ModifiedGMT = now
+		p.Modified = s.LocalWallClock(now)
+	}
 
 	if pt.Supports(SupportEditor) && pt.Supports(SupportTitle) && pt.Supports(SupportExcerpt) &&
 		p.Title == "" && p.Content == "" && p.Excerpt == "" {
 		return errBad("empty_content", "Content, title, and excerpt are empty.")
 	}
-	return s.checkPostTerms(ctx, pt, in.Terms)
+	return nil
 }
 
 // CreatePost validates in and stores a new post of type pt by u. siteRoot is

@@ -506,55 +506,39 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 	return nil
 }
 
-// checkPostTerms validates the term arrays of a post write: every id must
-// be a term of its taxonomy, else rest_invalid_param names the field (the
-// taxonomy's rest base) and the unknown ids. Taxonomies that do not apply
-// to pt are ignored.
-func (s *Site) checkPostTerms(ctx context.Context, pt *PostType, terms map[string][]int64) error {
-	var all []int64
-	for _, tx := range s.taxonomies.ForType(pt.Name) {
-		all = append(all, terms[tx.Name]...)
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	got, err := s.Store.GetTerms(ctx, all)
-	if err != nil {
-		return err
-	}
-	params := map[string]any{}
-	var names []string
-	for _, tx := range s.taxonomies.ForType(pt.Name) {
-		var bad []string
-		for _, id := range terms[tx.Name] {
-			if t, ok := got[id]; !ok || t.Taxonomy != tx.Name {
-				bad = append(bad, strconv.FormatInt(id, 10))
-			}
-		}
-		if len(bad) > 0 {
-			params[tx.RestBase] = "Invalid term id(s) for " + tx.RestBase + ": " + strings.Join(bad, ", ") + "."
-			names = append(names, tx.RestBase)
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	e := errBad("rest_invalid_param", "Invalid parameter(s): "+strings.Join(names, ", "))
-	e.Data = map[string]any{"params": params}
-	return e
-}
-
 // setPostTerms writes the term arrays of a post inside the write
-// transaction tx: each taxonomy of pt that in names is replaced; a new
-// `post` that names no categories gets the default category.
+// transaction tx: each taxonomy of pt that terms names is replaced, with
+// the ids that are not terms of that taxonomy skipped silently (reference
+// "Terms on write"); a new `post` that names no categories gets the
+// default category. Taxonomies that do not apply to pt are ignored.
 func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, creating bool) error {
-	for _, tax := range s.taxonomies.ForType(pt.Name) {
-		ids, ok := terms[tax.Name]
-		if !ok {
-			if !creating || pt.Name != "post" || tax.Name != "category" {
-				continue
+	taxes := s.taxonomies.ForType(pt.Name)
+	var all []int64
+	for _, tax := range taxes {
+		all = append(all, terms[tax.Name]...)
+	}
+	var known map[int64]*store.Term
+	if len(all) > 0 {
+		var err error
+		if known, err = tx.GetTerms(ctx, all); err != nil {
+			return err
+		}
+	}
+	for _, tax := range taxes {
+		given, ok := terms[tax.Name]
+		var ids []int64
+		switch {
+		case ok:
+			ids = make([]int64, 0, len(given))
+			for _, id := range given {
+				if t, found := known[id]; found && t.Taxonomy == tax.Name {
+					ids = append(ids, id)
+				}
 			}
+		case creating && pt.Name == "post" && tax.Name == "category":
 			ids = []int64{DefaultCategoryID}
+		default:
+			continue
 		}
 		if err := tx.SetPostTerms(ctx, p.ID, tax.Name, ids); err != nil {
 			return err

@@ -77,8 +77,8 @@ func (c *mediaController) mediaCollectionParams() []*rest.Arg {
 	var args []*rest.Arg
 	for _, a := range c.collectionParams() {
 		if a.Name == "status" {
-			args = append(args, &rest.Arg{Name: "status", Description: "Limit result set to posts assigned a specific status.",
-				Type: "string", Default: "inherit", Enum: []string{"inherit", "private", "trash"}, Validate: c.validateMediaStatus})
+			args = append(args, &rest.Arg{Name: "status", Description: "Limit result set to posts assigned a specific status (inherit, private or trash; anything else is inherit).",
+				Type: "string", Default: "inherit", Sanitize: sanitizeMediaStatus, Validate: c.validateMediaStatus})
 			continue
 		}
 		args = append(args, a)
@@ -93,6 +93,18 @@ func (c *mediaController) mediaCollectionParams() []*rest.Arg {
 		&rest.Arg{Name: "media_type", Description: "Limit result set to attachments of a particular media type.", Type: "string", Enum: c.site.MediaTypes().Categories()},
 		&rest.Arg{Name: "mime_type", Description: "Limit result set to attachments of a particular mime type.", Type: "string"},
 	)
+}
+
+// sanitizeMediaStatus keeps inherit, private and trash and turns any other
+// value into inherit: media have no other statuses (reference §6), so an
+// unknown one is discarded rather than refused.
+func sanitizeMediaStatus(r *rest.Request, name string, v any) (any, error) {
+	s, _ := sanitizeKey(r, name, v)
+	switch s {
+	case "inherit", "private", "trash":
+		return s, nil
+	}
+	return "inherit", nil
 }
 
 // validateMediaStatus lets everyone ask for inherit (the default); private

@@ -18,6 +18,7 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -442,6 +443,9 @@ func (e *mediaEnv) mediaIDs(login, query string) ([]int64, string) {
 	return got, r.Header.Get("X-API-Total")
 }
 
+// TestMediaOfPrivateAndDraftPostsIsPrivate also checks the media collection's
+// status rule: unknown statuses are discarded, private and trash need
+// edit_posts.
 func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 	e := newMediaEnv(t)
 	public := e.createPost("editor", "post", map[string]any{"title": "Public"})
@@ -520,7 +524,16 @@ func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 		t.Errorf("mime_type = %v", got)
 	}
 	e.do("GET", mediaPath+"?media_type=nope", "").wantError(400, "rest_invalid_param")
-	e.do("GET", mediaPath+"?status=publish", "editor").wantError(400, "rest_invalid_param")
+	// A status media cannot have is discarded: the inherit ones are
+	// listed (reference §6), for everybody.
+	for _, login := range []string{"", "editor"} {
+		all, _ := e.mediaIDs(login, "")
+		for _, st := range []string{"publish", "draft", "nonsense"} {
+			if got, _ := e.mediaIDs(login, "?status="+st); !slices.Equal(got, all) {
+				t.Errorf("status=%s as %q: %v, want the inherit ones %v", st, login, got, all)
+			}
+		}
+	}
 	e.do("GET", mediaPath+"?status=private", "").wantError(400, "rest_invalid_param")
 	e.do("GET", mediaPath+"?status=private", "editor").wantStatus(200)
 }

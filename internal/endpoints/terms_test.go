@@ -395,13 +395,31 @@ func TestPostTermArrays(t *testing.T) {
 	}
 	id := int64(m["id"].(float64))
 	item := fmt.Sprintf("%s/%d", posts, id)
-	// Unknown ids, or ids of another taxonomy, are a 400 naming the field.
-	bad := e.do("POST", posts, "author", map[string]any{"title": "Bad", "categories": []int64{news, 9999}, "tags": []int64{news}}).wantError(400, "rest_invalid_param")
-	params := bad["data"].(map[string]any)["params"].(map[string]any)
-	if !strings.Contains(fmt.Sprint(params["categories"]), "9999") || !strings.Contains(fmt.Sprint(params["tags"]), fmt.Sprint(news)) {
-		t.Errorf("params %v", params)
+	// Unknown ids, and ids of another taxonomy, are skipped silently
+	// (reference "Terms on write"), on create and on update.
+	skipped := e.do("POST", posts, "author", map[string]any{"title": "Skipped", "categories": []int64{news, 99999999}, "tags": []int64{news}})
+	skipped.wantStatus(201)
+	sm := skipped.obj()
+	if got := idList(sm["categories"]); !reflect.DeepEqual(got, []int64{news}) {
+		t.Errorf("unknown category kept: %v", got)
 	}
-	e.do("POST", item, "author", map[string]any{"tags": []any{"abc"}}).wantError(400, "rest_invalid_param")
+	if got := idList(sm["tags"]); len(got) != 0 {
+		t.Errorf("a category id kept as a tag: %v", got)
+	}
+	only := e.do("POST", posts, "author", map[string]any{"title": "Only unknown", "categories": []int64{99999999}})
+	only.wantStatus(201)
+	if got := idList(only.obj()["categories"]); len(got) != 0 {
+		t.Errorf("categories [99999999] gave %v, want []", got)
+	}
+	upd := e.do("POST", fmt.Sprintf("%s/%d", posts, int64(sm["id"].(float64))), "author", map[string]any{"tags": []int64{tag, 424242}})
+	upd.wantStatus(200)
+	if got := idList(upd.obj()["tags"]); !reflect.DeepEqual(got, []int64{tag}) {
+		t.Errorf("update kept an unknown tag: %v", got)
+	}
+	// A non-numeric id is no term: skipped like an unknown one.
+	if r := e.do("POST", item, "author", map[string]any{"tags": []any{"abc"}}); r.Status != 200 || len(idList(r.obj()["tags"])) != 0 {
+		t.Errorf("tags [abc]: %d %s", r.Status, r.Body)
+	}
 	// Update replaces the terms of the taxonomies sent only.
 	m = e.do("POST", item, "author", map[string]any{"tags": []int64{tag2}}).obj()
 	if !reflect.DeepEqual(idList(m["tags"]), []int64{tag2}) || !reflect.DeepEqual(idList(m["categories"]), []int64{news}) {
@@ -716,7 +734,12 @@ func TestCustomTaxonomiesFromConfig(t *testing.T) {
 	if n := e.termCounts("/api/svc/v2/mood")[happy]; n != 2 {
 		t.Errorf("mood count %d", n)
 	}
-	e.do("POST", "/api/svc/v2/books", "author", map[string]any{"title": "Bad", "genres": []int64{happy}}).wantError(400, "rest_invalid_param")
+	// A mood id in genres is skipped: it is not a genre.
+	mixed := e.do("POST", "/api/svc/v2/books", "author", map[string]any{"title": "Mixed", "genres": []int64{happy, scifi}})
+	mixed.wantStatus(201)
+	if got := idList(mixed.obj()["genres"]); !reflect.DeepEqual(got, []int64{scifi}) {
+		t.Errorf("genres %v, want only the genre", got)
+	}
 	// The up link of a child genre embeds its parent.
 	emb := e.do("GET", fmt.Sprintf("/api/svc/v2/genres/%d?_embed", scifi), "").obj()["_embedded"].(map[string]any)
 	if up := emb["up"].([]any)[0].(map[string]any); up["id"] != float64(fiction) {

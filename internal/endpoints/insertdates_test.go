@@ -1,0 +1,44 @@
+package endpoints_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/folio-server/folio/internal/config"
+)
+
+// TestOnInsertModifiedEqualsDate: a new post, page, custom post or
+// attachment was last modified when it is dated (modified_gmt null with
+// date_gmt for an undated draft), as the platform inserts it; only later
+// updates move modified to now.
+func TestOnInsertModifiedEqualsDate(t *testing.T) {
+	e := newMediaEnv(t, func(c *config.Config) {
+		c.PostTypes = append(c.PostTypes, config.PostType{Name: "book", RestBase: "books", Supports: []string{"title", "editor"}})
+	})
+	for _, base := range []string{"posts", "pages", "books"} {
+		dated := e.do("POST", "/api/svc/v2/"+base, "editor", map[string]any{"title": "Old", "status": "publish", "date": "2014-11-07T10:14:25"})
+		dated.wantStatus(201)
+		m := dated.obj()
+		if m["modified"] != "2014-11-07T10:14:25" || m["modified_gmt"] != m["date_gmt"] || m["date_gmt"] == nil {
+			t.Errorf("%s dated: date %v/%v, modified %v/%v", base, m["date"], m["date_gmt"], m["modified"], m["modified_gmt"])
+		}
+		draft := e.do("POST", "/api/svc/v2/"+base, "editor", map[string]any{"title": "Draft"})
+		draft.wantStatus(201)
+		d := draft.obj()
+		if d["modified"] != d["date"] || d["modified_gmt"] != nil || d["date_gmt"] != nil {
+			t.Errorf("%s draft: date %v/%v, modified %v/%v", base, d["date"], d["date_gmt"], d["modified"], d["modified_gmt"])
+		}
+		// An update moves modified to now.
+		id := int64(m["id"].(float64))
+		u := e.do("POST", fmt.Sprintf("/api/svc/v2/%s/%d", base, id), "editor", map[string]any{"title": "Newer"})
+		u.wantStatus(200)
+		if um := u.obj(); um["modified"] == "2014-11-07T10:14:25" || um["date"] != "2014-11-07T10:14:25" {
+			t.Errorf("%s update: date %v, modified %v", base, um["date"], um["modified"])
+		}
+	}
+	up := e.uploadRaw("editor", "", pngOf(t, 4, 4), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="a.png"`)
+	up.wantStatus(201)
+	if m := up.obj(); m["modified"] != m["date"] || m["modified_gmt"] != m["date_gmt"] {
+		t.Errorf("media: date %v/%v, modified %v/%v", m["date"], m["date_gmt"], m["modified"], m["modified_gmt"])
+	}
+}

@@ -57,8 +57,12 @@ func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
 		// cache, so every test also checks that writes retire it.
 		cache = &rest.CacheConfig{Version: db.Version}
 	}
+	names := rest.DefaultNames()
+	if cfg.Compat == config.CompatWordPress {
+		names = rest.WordPressNames()
+	}
 	rs := rest.NewServer(rest.Config{
-		Names:           rest.DefaultNames(),
+		Names:           names,
 		SiteName:        cfg.Site.Title,
 		SiteDescription: cfg.Site.Description,
 		MaxBodyBytes:    1 << 20,
@@ -69,8 +73,8 @@ func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
 	})
 	endpoints.Register(rs, site)
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rs)
-	mux.Handle("/api", rs)
+	mux.Handle(names.Prefix+"/", rs)
+	mux.Handle(names.Prefix, rs)
 	e := &env{t: t, srv: httptest.NewServer(mux), site: site, db: db, pass: map[string]string{}, users: map[string]int64{}}
 	t.Cleanup(e.srv.Close)
 	for _, role := range allRoles[:5] {

@@ -2,6 +2,8 @@ package endpoints_test
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/folio-server/folio/internal/config"
@@ -40,5 +42,34 @@ func TestOnInsertModifiedEqualsDate(t *testing.T) {
 	up.wantStatus(201)
 	if m := up.obj(); m["modified"] != m["date"] || m["modified_gmt"] != m["date_gmt"] {
 		t.Errorf("media: date %v/%v, modified %v/%v", m["date"], m["date_gmt"], m["modified"], m["modified_gmt"])
+	}
+}
+
+// TestMediaCaptionAndDescriptionAreStrings: the spec's media caption and
+// description are strings (the stored HTML after the allow-list); the
+// WordPress-compatibility mode keeps the {raw, rendered} objects its
+// clients read.
+func TestMediaCaptionAndDescriptionAreStrings(t *testing.T) {
+	for _, mode := range []struct{ compat, base string }{{"", "/api/svc/v2"}, {config.CompatWordPress, "/wp-json/wp/v2"}} {
+		e := newMediaEnv(t, func(c *config.Config) { c.Compat = mode.compat })
+		up := e.do("POST", mode.base+"/media?caption="+url.QueryEscape("A <b>bold</b> <script>x</script>caption")+"&description=Desc", "editor",
+			pngOf(t, 4, 4), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="c.png"`)
+		up.wantStatus(201)
+		for _, ctx := range []string{"view", "edit"} {
+			m := e.do("GET", fmt.Sprintf("%s/media/%v?context=%s", mode.base, up.obj()["id"], ctx), "editor").obj()
+			if mode.compat == "" {
+				if m["caption"] != "A <b>bold</b> caption" || m["description"] != "Desc" {
+					t.Errorf("default names, %s: caption %#v, description %#v", ctx, m["caption"], m["description"])
+				}
+				continue
+			}
+			c, ok := m["caption"].(map[string]any)
+			if !ok || !strings.Contains(fmt.Sprint(c["rendered"]), "<b>bold</b>") {
+				t.Errorf("wordpress names, %s: caption %#v", ctx, m["caption"])
+			}
+			if _, ok := m["description"].(map[string]any); !ok {
+				t.Errorf("wordpress names, %s: description %#v", ctx, m["description"])
+			}
+		}
 	}
 }

@@ -23,7 +23,7 @@ type mediaController struct {
 
 func newMediaController(site *content.Site, pt *content.PostType, names rest.Names) *mediaController {
 	c := &mediaController{postsController: newPostsController(site, pt, names)}
-	c.schema = mediaSchema(c.schema, site)
+	c.schema = mediaSchema(c.schema, site, names.WordPress)
 	return c
 }
 
@@ -54,7 +54,10 @@ func (c *mediaController) register(rs *rest.Server, ns string) {
 }
 
 // mediaSchema adds the attachment fields to the post schema of the type.
-func mediaSchema(o *schema.Object, site *content.Site) *schema.Object {
+// caption and description are strings, as the spec has them, or
+// {raw, rendered} objects in the WordPress-compatibility mode (objects),
+// as WordPress 4.7+ clients expect.
+func mediaSchema(o *schema.Object, site *content.Site, objects bool) *schema.Object {
 	V, E, M := schema.View, schema.Edit, schema.Embed
 	rawRendered := func(what string) []*schema.Property {
 		return []*schema.Property{
@@ -63,8 +66,13 @@ func mediaSchema(o *schema.Object, site *content.Site) *schema.Object {
 		}
 	}
 	o.Add(&schema.Property{Name: "alt_text", Description: "Alternative text to display when attachment is not displayed.", Type: "string", Context: V | E | M})
-	o.Add(&schema.Property{Name: "caption", Description: "The caption for the resource.", Type: "object", Context: V | E, Properties: rawRendered("Caption")})
-	o.Add(&schema.Property{Name: "description", Description: "The description for the resource.", Type: "object", Context: V | E, Properties: rawRendered("Description")})
+	if objects {
+		o.Add(&schema.Property{Name: "caption", Description: "The caption for the resource.", Type: "object", Context: V | E, Properties: rawRendered("Caption")})
+		o.Add(&schema.Property{Name: "description", Description: "The description for the resource.", Type: "object", Context: V | E, Properties: rawRendered("Description")})
+	} else {
+		o.Add(&schema.Property{Name: "caption", Description: "The caption for the resource (HTML, filtered as post content).", Type: "string", Context: V | E})
+		o.Add(&schema.Property{Name: "description", Description: "The description for the resource (HTML, filtered as post content).", Type: "string", Context: V | E})
+	}
 	o.Add(&schema.Property{Name: "media_type", Description: "Type of resource.", Type: "string", Enum: []string{"image", "file"}, Context: V | E | M, Readonly: true})
 	o.Add(&schema.Property{Name: "mime_type", Description: "Mime type of resource.", Type: "string", Context: V | E | M, Readonly: true})
 	o.Add(&schema.Property{Name: "media_details", Description: "Details about the resource file, specific to its type.", Type: "object", Context: V | E | M, Readonly: true})
@@ -448,11 +456,18 @@ func (c *mediaController) prepareMedia(r *rest.Request, res *rest.Resource, p *s
 		alt, file = m.AltText, m.File
 	}
 	res.Set("alt_text", alt)
-	if r.Wants("caption") {
-		res.Set("caption", map[string]any{"raw": p.Excerpt, "rendered": c.site.RenderExcerpt(p)})
-	}
-	if r.Wants("description") {
-		res.Set("description", map[string]any{"raw": p.Content, "rendered": c.site.RenderContent(p)})
+	switch {
+	case !c.names.WordPress:
+		// The stored values, filtered by the HTML allow-list on write.
+		res.Set("caption", p.Excerpt)
+		res.Set("description", p.Content)
+	default:
+		if r.Wants("caption") {
+			res.Set("caption", map[string]any{"raw": p.Excerpt, "rendered": c.site.RenderExcerpt(p)})
+		}
+		if r.Wants("description") {
+			res.Set("description", map[string]any{"raw": p.Content, "rendered": c.site.RenderContent(p)})
+		}
 	}
 	res.Set("media_type", content.MediaType(p.MimeType))
 	res.Set("mime_type", p.MimeType)

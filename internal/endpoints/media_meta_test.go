@@ -107,7 +107,7 @@ func TestMediaIPTCMetadataAndDefaults(t *testing.T) {
 	if m["title"].(map[string]any)["raw"] != "Harbour at dawn" {
 		t.Errorf("title = %v, want the IPTC title", m["title"])
 	}
-	if m["caption"].(map[string]any)["raw"] != "Boats leaving the harbour." {
+	if m["caption"] != "Boats leaving the harbour." {
 		t.Errorf("caption = %v, want the IPTC caption", m["caption"])
 	}
 	meta := m["media_details"].(map[string]any)["image_meta"].(map[string]any)
@@ -119,7 +119,7 @@ func TestMediaIPTCMetadataAndDefaults(t *testing.T) {
 	}
 	// The request's title and caption win over the embedded ones.
 	m = up("?title=Mine&caption=My%20caption", data)
-	if m["title"].(map[string]any)["raw"] != "Mine" || m["caption"].(map[string]any)["raw"] != "My caption" {
+	if m["title"].(map[string]any)["raw"] != "Mine" || m["caption"] != "My caption" {
 		t.Errorf("request fields: title %v caption %v", m["title"], m["caption"])
 	}
 	// A purely numeric embedded title is not used: the file name is.

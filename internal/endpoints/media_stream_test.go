@@ -163,7 +163,7 @@ func TestMediaUploadStreamsLargeFiles(t *testing.T) {
 	got = allocatedBy(func() { form = post(pr, mw.FormDataContentType()) })
 	checkFile(form, "big-form.zip")
 	m := form.obj()
-	if m["title"].(map[string]any)["raw"] != "Big archive" || m["caption"].(map[string]any)["raw"] != "Caption after the file" || m["alt_text"] != "Alt" {
+	if m["title"].(map[string]any)["raw"] != "Big archive" || m["caption"] != "Caption after the file" || m["alt_text"] != "Alt" {
 		t.Errorf("fields = %v / %v / %v", m["title"], m["caption"], m["alt_text"])
 	}
 	t.Logf("multipart upload of %d MiB allocated %.2f MiB", size>>20, float64(got)/(1<<20))

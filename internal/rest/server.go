@@ -46,6 +46,11 @@ type Names struct {
 	// NonceEndpoint is the site path (with its query) that answers a
 	// signed-in browser a fresh nonce as plain text.
 	NonceEndpoint string
+	// WordPress selects the later platform's shapes where they differ
+	// from the spec's, for the clients of the compatibility mode: media
+	// caption and description as {raw, rendered} objects instead of
+	// strings, lists of slugs in the slug filters.
+	WordPress bool
 }
 
 // DefaultNames returns Folio's own names.
@@ -74,6 +79,7 @@ func WordPressNames() Names {
 		SettingsObject: "folioApiSettings",
 		SettingsAlias:  "wpApiSettings",
 		NonceEndpoint:  "/wp-admin/admin-ajax.php?action=rest-nonce",
+		WordPress:      true,
 	}
 }
 
@@ -662,7 +668,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	embed := q["_embed"] // nil when absent; "?_embed" gives [""]
 	_, envelope := q["_envelope"]
-	if key == "" || s.cache == nil || resp.Status >= 500 {
+	if key == "" || s.cache == nil || resp.Status >= 500 || resp.Status == StatusClientClosedRequest {
 		s.write(w, req, resp, embed, envelope, callback)
 		return
 	}

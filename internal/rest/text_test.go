@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -190,5 +192,34 @@ func TestTypeErrorsComeBeforeRangeErrors(t *testing.T) {
 	s.ServeHTTP(w, httptest.NewRequest("GET", "http://example.test/api/svc/v2/things?page=12abc", nil))
 	if w.Code != 200 || !strings.Contains(w.Body.String(), `"page":12`) {
 		t.Errorf("page=12abc: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestCanceledAnswerIsNeverCached: the answer to a request whose client
+// went away is not kept by the response cache, so the next caller of the
+// same URL gets the real answer.
+func TestCanceledAnswerIsNeverCached(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	s := NewServer(Config{Names: DefaultNames(), Logger: slog.New(slog.DiscardHandler),
+		Cache: &CacheConfig{Version: func(context.Context) (int64, error) { return 1, nil }}})
+	s.Register("svc/v2", "/echo", &Route{Endpoints: []*Endpoint{{Methods: Readable,
+		Handler: func(r *Request) (*Response, error) {
+			if calls.Add(1) == 1 {
+				return nil, fmt.Errorf("list: %w", context.Canceled)
+			}
+			return NewResponse(http.StatusOK, map[string]any{"ok": true}), nil
+		}}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	first := httptest.NewRecorder()
+	s.ServeHTTP(first, httptest.NewRequest("GET", "http://example.test/api/svc/v2/echo", nil).WithContext(ctx))
+	if first.Code != StatusClientClosedRequest {
+		t.Fatalf("canceled request: %d", first.Code)
+	}
+	second := httptest.NewRecorder()
+	s.ServeHTTP(second, httptest.NewRequest("GET", "http://example.test/api/svc/v2/echo", nil))
+	if second.Code != http.StatusOK {
+		t.Fatalf("the next caller got %d %s: the canceled answer was cached", second.Code, second.Body)
 	}
 }

@@ -73,3 +73,44 @@ func TestMediaCaptionAndDescriptionAreStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestSlugListsInWordPressMode: WordPress 4.7+ clients send the slug
+// filter as a comma list or an array and get every match; the spec's slug
+// is one string, so the default names keep that.
+func TestSlugListsInWordPressMode(t *testing.T) {
+	for _, mode := range []struct{ compat, base string }{{"", "/api/svc/v2"}, {config.CompatWordPress, "/wp-json/wp/v2"}} {
+		e := newEnv(t, func(c *config.Config) { c.Compat = mode.compat })
+		for _, name := range []string{"Go", "PHP", "Rust"} {
+			e.do("POST", mode.base+"/tags", "editor", map[string]any{"name": name}).wantStatus(201)
+			e.do("POST", mode.base+"/posts", "editor", map[string]any{"title": name + " post", "slug": strings.ToLower(name), "status": "publish"}).wantStatus(201)
+			e.do("POST", mode.base+"/pages", "editor", map[string]any{"title": name + " page", "slug": strings.ToLower(name), "status": "publish"}).wantStatus(201)
+		}
+		for _, route := range []string{"tags", "posts", "pages"} {
+			for _, q := range []string{"slug=go,php", "slug[]=go&slug[]=php", "slug=go%20php"} {
+				r := e.do("GET", mode.base+"/"+route+"?"+q, "")
+				if mode.compat == "" && strings.Contains(q, "[]") {
+					r.wantError(400, "rest_invalid_param") // slug is not of type string
+					continue
+				}
+				r.wantStatus(200)
+				want := 2
+				if mode.compat == "" {
+					want = 0 // one slug: "gophp" or "go-php" matches nothing
+				}
+				if n := len(r.arr()); n != want {
+					t.Errorf("%s %s?%s: %d matches, want %d", mode.compat, route, q, n, want)
+				}
+			}
+			if n := len(e.do("GET", mode.base+"/"+route+"?slug=go", "").arr()); n != 1 {
+				t.Errorf("%s %s?slug=go: %d matches", mode.compat, route, n)
+			}
+		}
+		if mode.compat != "" {
+			r := e.do("GET", mode.base+"/users?slug=editor,author", "")
+			r.wantStatus(200)
+			if n := len(r.arr()); n != 1 { // only the editor has published posts
+				t.Errorf("users?slug=editor,author: %d, want 1", n)
+			}
+		}
+	}
+}

@@ -162,7 +162,7 @@ func (c *postsController) collectionParams() []*rest.Arg {
 		)
 	}
 	args = append(args,
-		&rest.Arg{Name: "slug", Description: "Limit result set to posts with a specific slug.", Type: "string"},
+		slugArg(c.names, "posts"),
 		&rest.Arg{Name: "status", Description: "Limit result set to posts assigned a specific status.", Type: "string", Default: "publish",
 			Sanitize: sanitizeKey, Validate: c.validateStatusParam},
 		&rest.Arg{Name: "filter", Description: "Use WP Query arguments to modify the response; private query vars require appropriate authorization.",
@@ -539,9 +539,7 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 		m := r.Int("menu_order")
 		q.MenuOrder = &m
 	}
-	if s := r.String("slug"); s != "" {
-		q.Slugs = []string{render.Slug(s)}
-	}
+	q.Slugs = slugFilter(r)
 	q.After, q.Before = dateRange(c.site, r)
 	q.Statuses = c.statuses(r.String("status"))
 	c.addTermFilters(r, &q)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/render"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/schema"
 	"github.com/folio-server/folio/internal/store"
@@ -234,4 +235,48 @@ func (a *avatarSchema) get(sizes []int, build func([]int) *schema.Object) (*sche
 		a.schema, a.sizes = build(sizes), sizes
 	}
 	return a.schema, a.sizes
+}
+
+// slugArg is the `slug` filter of a collection of what: one slug in the
+// spec's names; in the WordPress-compatibility mode also a comma list or
+// an array (`slug=a,b`, `slug[]=a&slug[]=b`), as WordPress 4.7+ clients
+// send it, matching any of them.
+func slugArg(names rest.Names, what string) *rest.Arg {
+	if names.WordPress {
+		return &rest.Arg{Name: "slug", Description: "Limit result set to " + what + " with one or more specific slugs.",
+			Type: "array", Items: "string", Sanitize: sanitizeSlugs}
+	}
+	return &rest.Arg{Name: "slug", Description: "Limit result set to " + what + " with a specific slug.", Type: "string"}
+}
+
+// sanitizeSlugs turns a comma list or an array of slugs into slugs, each
+// sanitized as a slug is on write, without duplicates.
+func sanitizeSlugs(_ *rest.Request, _ string, v any) (any, error) {
+	out := []string{}
+	for _, s := range schema.StringList(v) {
+		if k := render.Slug(s); k != "" && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// slugFilter returns the slugs the request's slug filter names, each
+// sanitized as on write; nil when it names none.
+func slugFilter(r *rest.Request) []string {
+	if !r.Has("slug") {
+		return nil
+	}
+	if v, _ := r.Get("slug"); v != nil {
+		if list, ok := v.([]string); ok {
+			if len(list) == 0 {
+				return nil
+			}
+			return list
+		}
+	}
+	if s := render.Slug(r.String("slug")); s != "" {
+		return []string{s}
+	}
+	return nil
 }

@@ -91,7 +91,7 @@ func (c *termsController) collectionParams() []*rest.Arg {
 	}
 	args = append(args,
 		&rest.Arg{Name: "post", Description: "Limit result set to resources assigned to a specific post.", Type: "integer"},
-		&rest.Arg{Name: "slug", Description: "Limit result set to resources with a specific slug.", Type: "string"},
+		slugArg(c.names, "resources"),
 	)
 	return args
 }
@@ -282,9 +282,7 @@ func (c *termsController) list(r *rest.Request) (*rest.Response, error) {
 			Offset:       offset,
 			Limit:        perPage,
 		}
-		if s := r.String("slug"); s != "" {
-			q.Slugs = []string{render.Slug(s)}
-		}
+		q.Slugs = slugFilter(r)
 		if c.tax.Hierarchical && r.Has("parent") {
 			q.Parent, q.ParentSet = r.Int("parent"), true
 		}

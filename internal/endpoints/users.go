@@ -160,7 +160,7 @@ func (c *usersController) collectionParams() []*rest.Arg {
 		&rest.Arg{Name: "offset", Description: "Offset the result set by a specific number of items.", Type: "integer", Sanitize: rest.AbsInt},
 		&rest.Arg{Name: "order", Description: "Order sort attribute ascending or descending.", Type: "string", Default: "asc", Enum: []string{"asc", "desc"}, Sanitize: sanitizeKey},
 		&rest.Arg{Name: "orderby", Description: "Sort collection by object attribute.", Type: "string", Default: "name", Enum: []string{"id", "include", "name", "registered_date"}, Sanitize: sanitizeKey},
-		&rest.Arg{Name: "slug", Description: "Limit result set to resources with a specific slug.", Type: "string"},
+		slugArg(c.names, "resources"),
 		&rest.Arg{Name: "roles", Description: "Limit result set to resources matching at least one specific role provided. Accepts csv list or single role.", Type: "array", Sanitize: sanitizeSlugList},
 	)
 }
@@ -317,8 +317,7 @@ func (c *usersController) list(r *rest.Request) (*rest.Response, error) {
 		Offset:         offset,
 		Limit:          perPage,
 	}
-	if s := r.String("slug"); s != "" {
-		q.Slugs = []string{s}
+	if q.Slugs = slugFilter(r); q.Slugs != nil {
 		q.Search = ""
 	}
 	if !r.User.HasCap("list_users") {

@@ -93,3 +93,20 @@ func TestHTMLPagesAreNotStoredFramedOrScripted(t *testing.T) {
 		t.Errorf("the CSP nonce repeats: %q", a)
 	}
 }
+
+// TestFaviconIsServed: browsers ask every origin for /favicon.ico; the
+// site answers with a real icon instead of a 404.
+func TestFaviconIsServed(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestServer(t, nil)
+	rec := do(t, s.Handler(), "GET", "/favicon.ico")
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/x-icon" {
+		t.Fatalf("GET /favicon.ico: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if b := rec.Body.Bytes(); len(b) < 22 || b[0] != 0 || b[1] != 0 || b[2] != 1 || b[3] != 0 {
+		t.Errorf("not an ICO file: % x", b[:min(8, len(b))])
+	}
+	if rec := do(t, s.Handler(), "POST", "/favicon.ico"); rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", rec.Code)
+	}
+}

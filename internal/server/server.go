@@ -250,6 +250,8 @@ func (s *Server) routes(api http.Handler) http.Handler {
 			s.serveRoot(w, r)
 		case p == "/login":
 			s.serveLogin(w, r)
+		case p == "/favicon.ico":
+			s.serveFavicon(w, r)
 		case p == "/logout":
 			s.serveLogout(w, r)
 		case p == s.noncePath:

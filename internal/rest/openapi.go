@@ -421,16 +421,13 @@ func (b *oaBuilder) operationID(rt *route, method string, shape Shape, created b
 		verb = strings.ToLower(method)
 	}
 	rest := tmpl
-	if ns := b.s.cfg.Names.Namespace; rt.namespace == ns {
-		rest = strings.TrimPrefix(tmpl, "/"+ns)
-		if rest == "" {
-			rest = "/index"
-		}
-	}
-	if rt.key == "/" {
+	switch ns := b.s.cfg.Names.Namespace; {
+	case rt.key == "/":
 		rest = "/index"
-	} else if rt.namespace != "" && rt.key == "/"+rt.namespace {
-		rest += "/index"
+	case rt.namespace != "" && rt.key == "/"+rt.namespace:
+		rest = tmpl + "/index"
+	case rt.namespace == ns:
+		rest = strings.TrimPrefix(tmpl, "/"+ns)
 	}
 	var id strings.Builder
 	id.WriteString(verb)

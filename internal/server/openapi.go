@@ -22,10 +22,9 @@ const (
 )
 
 // docsCSP is the Content-Security-Policy of the API reference page: its
-// scripts, style sheets and the description all come from this site, and
-// no script is inline or evaluated. Swagger UI sets style attributes,
-// hence 'unsafe-inline' for styles only.
-const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+// scripts, style sheet and the description all come from this site, and
+// no script or style is inline or evaluated (Swagger UI needs neither).
+const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // openAPITag caches the entity tag of the last description served.
@@ -106,6 +105,7 @@ func (s *Server) serveAPIDocs(w http.ResponseWriter, r *http.Request) {
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
 		"<title>API reference &lsaquo; " + html.EscapeString(title) + "</title>\n" +
 		"<link rel=\"" + html.EscapeString(s.names.RelBase) + "\" href=\"" + html.EscapeString(s.APIRoot(r)) + "\">\n" +
+		"<link rel=\"icon\" href=\"data:,\">\n" +
 		"<link rel=\"stylesheet\" href=\"" + html.EscapeString(assetURL("swagger-ui.css")) + "\">\n" +
 		"</head>\n<body>\n" +
 		"<div id=\"api-docs\" data-spec-url=\"" + html.EscapeString(s.names.Prefix+openAPIPath) + "\"" +

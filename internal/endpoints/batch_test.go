@@ -320,3 +320,19 @@ func TestBatchWritesRetireTheResponseCache(t *testing.T) {
 		t.Fatalf("anonymous list after a batch write has %d posts, want 1", len(list))
 	}
 }
+
+func TestBatchRouteShowsItsLimitInOptions(t *testing.T) {
+	e := newEnv(t)
+	// @wordpress/core-data reads endpoints[0].args.requests.maxItems from
+	// OPTIONS /batch/v1 to size its batches.
+	r := e.do("OPTIONS", "/api/batch/v1", "")
+	r.wantStatus(200)
+	eps := r.obj()["endpoints"].([]any)
+	req := eps[0].(map[string]any)["args"].(map[string]any)["requests"].(map[string]any)
+	if req["maxItems"] != float64(25) || req["required"] != true {
+		t.Errorf("requests arg: %v", req)
+	}
+	if r.Header.Get("Allow") != "POST" {
+		t.Errorf("Allow = %q", r.Header.Get("Allow"))
+	}
+}

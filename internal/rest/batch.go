@@ -64,6 +64,7 @@ func (s *Server) registerBatch() {
 				Description: fmt.Sprintf("The requests to run, at most %d, each {method, path, body, headers}.", MaxBatchRequests),
 				Type:        "array",
 				Items:       "object",
+				MaxItems:    MaxBatchRequests,
 				Required:    true,
 				Validate:    validateBatchRequests,
 			},

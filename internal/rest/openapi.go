@@ -799,6 +799,9 @@ func argSchema(a *Arg, withDesc bool) *Keyed {
 	if typ == "object" {
 		out.Add("additionalProperties", true)
 	}
+	if a.MaxItems > 0 && a.Type == "array" {
+		out.Add("maxItems", a.MaxItems)
+	}
 	if a.Minimum != nil {
 		if a.ExclusiveMinimum {
 			out.Add("exclusiveMinimum", *a.Minimum)

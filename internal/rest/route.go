@@ -98,6 +98,9 @@ type Arg struct {
 	Required     bool
 	Minimum      *int64
 	Maximum      *int64
+	// MaxItems, for an array, is the most elements it may have; the
+	// indexes and OPTIONS show it (Validate enforces it).
+	MaxItems int
 
 	ExclusiveMinimum, ExclusiveMaximum bool
 	// MaxLength, when positive, bounds a string's length in characters.

@@ -802,6 +802,9 @@ func argSchema(a *Arg, withDesc bool) *Keyed {
 	if a.MaxItems > 0 && a.Type == "array" {
 		out.Add("maxItems", a.MaxItems)
 	}
+	if a.MaxLength > 0 && typ != "array" {
+		out.Add("maxLength", a.MaxLength)
+	}
 	if a.Minimum != nil {
 		if a.ExclusiveMinimum {
 			out.Add("exclusiveMinimum", *a.Minimum)

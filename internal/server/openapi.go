@@ -119,11 +119,7 @@ func (s *Server) serveAPIDocs(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
-	if nonceAttr != "" {
-		h.Set("Cache-Control", "no-store")
-	} else {
-		h.Set("Cache-Control", "no-cache")
-	}
+	h.Set("Cache-Control", "no-store") // like every page: it may carry a nonce
 	h.Set("Content-Length", fmt.Sprint(len(page)))
 	if r.Method == http.MethodHead {
 		return

@@ -150,7 +150,7 @@ func TestAPIDocsPageHasAStrictCSPAndNoInlineScript(t *testing.T) {
 			cookie := c.signIn()
 			signed := c.req("GET", c.names.Prefix+"/docs", "", withCookie(cookie))
 			nonce := regexp.MustCompile(`data-nonce="([0-9a-f]{10})"`).FindStringSubmatch(signed.Body.String())
-			if nonce == nil || signed.Header().Get("Cache-Control") != "no-store" {
+			if nonce == nil || signed.Header().Get("Cache-Control") != "no-store" || rec.Header().Get("Cache-Control") != "no-store" {
 				t.Fatalf("signed-in page: %v %s", signed.Header(), signed.Body)
 			}
 			if me := c.req("GET", c.api("/users/me"), "", withCookie(cookie, c.names.NonceHeader(), nonce[1])); me.Code != 200 {

@@ -2,7 +2,8 @@
 // wordpress`, set up the way WordPress sets it up for a signed-in page and
 // driven through a cookie session: the nonce middleware, the nonce refresh
 // on rest_cookie_invalid_nonce, method override, fetch-all paging, media
-// upload, _embed and _fields.
+// upload, _embed and _fields, and batch requests as @wordpress/core-data
+// sends them through the library.
 //
 // The library expects a browser: it calls globalThis.fetch with
 // `credentials: 'include'` (src/index.ts DEFAULT_OPTIONS) and relies on the
@@ -282,6 +283,78 @@ describe('@wordpress/api-fetch with a cookie session, WordPress-compatibility mo
 		const next = browser.log.length;
 		await apiFetch({ path: `/wp/v2/posts/${created.id}?force=true`, method: 'DELETE' });
 		assert.equal(requestsSince(next).length, 1);
+	});
+
+	// @wordpress/api-fetch has no batching of its own: WordPress batches
+	// with @wordpress/core-data, whose default processor
+	// (packages/core-data/src/batch/default-processor.js) sends exactly
+	// these api-fetch calls: an OPTIONS preflight for maxItems, then
+	// POST /batch/v1 with validation require-all-validate and each request
+	// as {path, body, method, headers}; it reads `failed`, and each
+	// response's status and body.
+	const coreDataBatch = async (requests) => {
+		const preflight = await apiFetch({ path: '/batch/v1', method: 'OPTIONS' });
+		const maxItems = preflight.endpoints[0].args.requests.maxItems;
+		assert.equal(maxItems, 25);
+		const res = await apiFetch({
+			path: '/batch/v1',
+			method: 'POST',
+			data: {
+				validation: 'require-all-validate',
+				requests: requests.map((r) => ({ path: r.path, body: r.data, method: r.method, headers: r.headers })),
+			},
+		});
+		if (res.failed) {
+			return { failed: true, results: res.responses.map((r) => ({ error: r?.body })) };
+		}
+		return {
+			failed: false,
+			results: res.responses.map((r) => (r.status >= 200 && r.status < 300 ? { output: r.body, status: r.status } : { error: r.body, status: r.status })),
+		};
+	};
+
+	test('runs batch requests as @wordpress/core-data sends them through api-fetch', async () => {
+		const post = seed.posts[0];
+		const mark = browser.log.length;
+		const { failed, results } = await coreDataBatch([
+			{ path: '/wp/v2/posts', method: 'POST', data: { title: 'Batched by core-data', status: 'draft' } },
+			{ path: '/wp/v2/tags', method: 'POST', data: { name: 'batched' } },
+			{ path: `/wp/v2/posts/${post}?context=edit`, method: 'PUT', data: { excerpt: 'Set in a batch' } },
+		]);
+		assert.equal(failed, false);
+		assert.deepEqual(results.map((r) => r.status), [201, 201, 200]);
+		assert.equal(results[0].output.title.rendered, 'Batched by core-data');
+		assert.equal(results[0].output.author, admin.id, 'sub-requests run as the signed-in user');
+		assert.equal(results[1].output.name, 'batched');
+		assert.equal(results[2].output.excerpt.raw, 'Set in a batch');
+		// One preflight and one batch, both with the cookie and the nonce.
+		const reqs = requestsSince(mark);
+		assert.deepEqual(reqs.map((r) => [r.method, r.url, r.status]), [
+			['OPTIONS', `${server.apiRoot}batch/v1?_locale=user`, 200],
+			['POST', `${server.apiRoot}batch/v1?_locale=user`, 207],
+		]);
+		assert.equal(reqs[1].headers['x-wp-nonce'], apiFetch.nonceMiddleware.nonce);
+		assert.match(reqs[1].headers.cookie, /=/);
+
+		// One invalid request: nothing runs, and core-data sees the errors.
+		const bad = await coreDataBatch([
+			{ path: '/wp/v2/posts', method: 'POST', data: { title: 'Never batched' } },
+			{ path: '/wp/v2/posts', method: 'POST', data: { title: 'Invalid', status: 'bogus' } },
+			{ path: '/wp/v2/media', method: 'POST', data: { title: 'No uploads in batches' } },
+		]);
+		assert.equal(bad.failed, true);
+		assert.equal(bad.results[0].error, undefined);
+		assert.equal(bad.results[1].error.code, 'rest_invalid_param');
+		assert.equal(bad.results[2].error.code, 'rest_batch_not_allowed');
+		const none = await server.api('GET', 'posts?search=Never%20batched&status=draft,publish', { user: 'admin', pass: adminPass });
+		assert.deepEqual(none.body, []);
+
+		// Clean up, in a batch too.
+		const done = await coreDataBatch([
+			{ path: `/wp/v2/posts/${results[0].output.id}?force=true`, method: 'DELETE' },
+			{ path: `/wp/v2/tags/${results[1].output.id}?force=true`, method: 'DELETE' },
+		]);
+		assert.deepEqual(done.results.map((r) => r.status), [200, 200]);
 	});
 
 	test('rejects with rest_cookie_invalid_nonce when the refresh fails (signed out)', async () => {

@@ -110,7 +110,8 @@ export async function pageSettings(jar, pageURL) {
 		throw new Error(`GET ${pageURL} answered ${res.status}: ${html.slice(0, 200)}`);
 	}
 	const window = {};
-	for (const m of html.matchAll(/<script>([\s\S]*?)<\/script>/g)) {
+	// Inline scripts carry the response's CSP nonce (<script nonce="...">).
+	for (const m of html.matchAll(/<script(?:\s+nonce="[^"]*")?>([\s\S]*?)<\/script>/g)) {
 		// Only the settings script: other inline scripts of a page may
 		// need a DOM this sandbox does not have.
 		if (/ApiSettings\s*=/.test(m[1])) {

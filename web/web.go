@@ -5,6 +5,11 @@
 //
 // Rebuild the bundle after changing src/ or package-lock.json with
 // `go generate ./web`; the output is byte-identical for the same inputs.
+//
+// The API reference page ({api_root}docs) renders with Swagger UI, whose
+// bundle and style sheet apidocs/build.sh copies from the version pinned
+// in apidocs/package-lock.json into apidocs/dist/ (checked in the same
+// way), and apidocs/apidocs.js starts it.
 package web
 
 import (
@@ -15,8 +20,9 @@ import (
 )
 
 //go:generate bash build.sh
+//go:generate bash apidocs/build.sh
 
-//go:embed dist/api-client.js admin/admin.js admin/admin.css
+//go:embed dist/api-client.js admin/admin.js admin/admin.css apidocs/dist/swagger-ui-bundle.js apidocs/dist/swagger-ui.css apidocs/apidocs.js
 var files embed.FS
 
 // Asset is one embedded file, ready to serve.
@@ -38,6 +44,9 @@ var sources = []struct{ name, path, ctype string }{
 	{"api-client.js", "dist/api-client.js", "text/javascript; charset=utf-8"},
 	{"admin.js", "admin/admin.js", "text/javascript; charset=utf-8"},
 	{"admin.css", "admin/admin.css", "text/css; charset=utf-8"},
+	{"swagger-ui-bundle.js", "apidocs/dist/swagger-ui-bundle.js", "text/javascript; charset=utf-8"},
+	{"swagger-ui.css", "apidocs/dist/swagger-ui.css", "text/css; charset=utf-8"},
+	{"apidocs.js", "apidocs/apidocs.js", "text/javascript; charset=utf-8"},
 }
 
 var assets = load()

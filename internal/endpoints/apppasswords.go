@@ -38,7 +38,7 @@ func (c *appPasswordsController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, appPasswordsUser, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.list, Permission: editPathUser(c.site, "rest_cannot_list_application_passwords", "Sorry, you are not allowed to list application passwords for this user."), Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Readable, Handler: c.list, Permission: editPathUser(c.site, "rest_cannot_list_application_passwords", "Sorry, you are not allowed to list application passwords for this user."), Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeList},
 			{Methods: rest.Creatable, Handler: c.create, Permission: editPathUser(c.site, "rest_cannot_create_application_passwords", "Sorry, you are not allowed to create application passwords for this user."), Args: []*rest.Arg{
 				{Name: "name", Description: "The name of the application password.", Type: "string", Required: true},
 			}},

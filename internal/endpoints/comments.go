@@ -40,16 +40,18 @@ func (c *commentsController) itemSchema() (*schema.Object, []int) {
 func (c *commentsController) register(rs *rest.Server, ns string) {
 	itemSchema := func() *schema.Object { o, _ := c.itemSchema(); return o }
 	rs.Register(ns, "/comments", &rest.Route{
-		Schema:   itemSchema,
-		Prefetch: c.prefetchLists,
+		Schema:     itemSchema,
+		Prefetch:   c.prefetchLists,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.list, Permission: c.listPermission, Args: c.collectionParams()},
 			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, Args: c.writeArgs(true)},
 		},
 	})
 	rs.Register(ns, `/comments/(?P<id>[\d]+)`, &rest.Route{
-		Schema:   itemSchema,
-		Prefetch: c.prefetch,
+		Schema:     itemSchema,
+		Prefetch:   c.prefetch,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.get, Permission: c.getPermission, Args: []*rest.Arg{
 				contextArg("view"),

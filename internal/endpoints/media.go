@@ -43,6 +43,9 @@ func (c *mediaController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, "/"+c.pt.RestBase+`/(?P<id>[\d]+)`, &rest.Route{
 		Schema:   itemSchema,
 		Prefetch: c.prefetch,
+		// Metadata updates and deletes may be batched; uploads (the
+		// collection route) may not, as a batch body is JSON.
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.get, Permission: c.getPermission, Args: []*rest.Arg{contextArg("view")}},
 			{Methods: rest.Editable, Handler: c.update, Permission: c.updatePermission, Args: rest.ArgsFromSchema(c.schema, false)},

@@ -38,15 +38,17 @@ func newPostsController(site *content.Site, pt *content.PostType, names rest.Nam
 func (c *postsController) register(rs *rest.Server, ns string) {
 	itemSchema := func() *schema.Object { return c.schema }
 	rs.Register(ns, "/"+c.pt.RestBase, &rest.Route{
-		Schema: itemSchema,
+		Schema:     itemSchema,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.list, Permission: c.listPermission, Args: c.collectionParams()},
 			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, Args: rest.ArgsFromSchema(c.schema, true)},
 		},
 	})
 	rs.Register(ns, "/"+c.pt.RestBase+`/(?P<id>[\d]+)`, &rest.Route{
-		Schema:   itemSchema,
-		Prefetch: c.prefetch,
+		Schema:     itemSchema,
+		Prefetch:   c.prefetch,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.get, Permission: c.getPermission, Args: []*rest.Arg{
 				contextArg("view"),

@@ -32,14 +32,14 @@ func (c *revisionsController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, "/"+c.pt.RestBase+`/(?P<parent>[\d]+)/revisions`, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.list, Permission: c.readPermission, Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Readable, Handler: c.list, Permission: c.readPermission, Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeList},
 		},
 	})
 	rs.Register(ns, "/"+c.pt.RestBase+`/(?P<parent>[\d]+)/revisions/(?P<id>[\d]+)`, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.get, Permission: c.readPermission, Args: []*rest.Arg{contextArg("view")}},
-			{Methods: rest.Deletable, Handler: c.delete, Permission: c.deletePermission},
+			{Methods: rest.Deletable, Handler: c.delete, Permission: c.deletePermission, Returns: rest.ShapeOther},
 		},
 	})
 }

@@ -42,8 +42,8 @@ func (c *sessionsController) register(rs *rest.Server, ns string) {
 	rs.Register(ns, sessionsUser, &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.list, Permission: editPathUser(c.site, "rest_cannot_list_sessions", "Sorry, you are not allowed to list sessions for this user."), Args: []*rest.Arg{contextArg("view")}},
-			{Methods: rest.Deletable, Handler: c.deleteOthers, Permission: editPathUser(c.site, "rest_cannot_delete_sessions", "Sorry, you are not allowed to end sessions for this user.")},
+			{Methods: rest.Readable, Handler: c.list, Permission: editPathUser(c.site, "rest_cannot_list_sessions", "Sorry, you are not allowed to list sessions for this user."), Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeList},
+			{Methods: rest.Deletable, Handler: c.deleteOthers, Permission: editPathUser(c.site, "rest_cannot_delete_sessions", "Sorry, you are not allowed to end sessions for this user."), Returns: rest.ShapeOther},
 		},
 	})
 	rs.Register(ns, sessionsUser+`/(?P<session_id>[\da-f]+)`, &rest.Route{

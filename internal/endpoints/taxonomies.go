@@ -47,6 +47,7 @@ func (c *taxonomiesController) register(rs *rest.Server, ns string) {
 				contextArg("view"),
 				{Name: "type", Description: "Limit results to resources associated with a specific post type.", Type: "string"},
 			},
+			Returns: rest.ShapeMap,
 		}},
 	})
 	rs.Register(ns, `/taxonomies/(?P<taxonomy>[\w-]+)`, &rest.Route{

@@ -50,16 +50,18 @@ func termSchema(site *content.Site, tax *content.Taxonomy) *schema.Object {
 func (c *termsController) register(rs *rest.Server, ns string) {
 	itemSchema := func() *schema.Object { return c.schema }
 	rs.Register(ns, "/"+c.tax.RestBase, &rest.Route{
-		Schema:   itemSchema,
-		Prefetch: c.prefetchPosts,
+		Schema:     itemSchema,
+		Prefetch:   c.prefetchPosts,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.list, Permission: c.listPermission, Args: c.collectionParams()},
 			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, Args: rest.ArgsFromSchema(c.schema, true)},
 		},
 	})
 	rs.Register(ns, "/"+c.tax.RestBase+`/(?P<id>[\d]+)`, &rest.Route{
-		Schema:   itemSchema,
-		Prefetch: c.prefetchTerms,
+		Schema:     itemSchema,
+		Prefetch:   c.prefetchTerms,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.get, Permission: c.getPermission, Args: []*rest.Arg{contextArg("view")}},
 			{Methods: rest.Editable, Handler: c.update, Permission: c.updatePermission, Args: rest.ArgsFromSchema(c.schema, false)},

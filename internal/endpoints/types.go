@@ -27,7 +27,7 @@ func (c *typesController) register(rs *rest.Server, ns string) {
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{{
 			Methods: rest.Readable, Handler: c.list, Permission: c.listPermission,
-			Args: []*rest.Arg{contextArg("view")},
+			Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeMap,
 		}},
 	})
 	rs.Register(ns, `/types/(?P<type>[\w-]+)`, &rest.Route{
@@ -111,7 +111,7 @@ func (c *statusesController) register(rs *rest.Server, ns string) {
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{{
 			Methods: rest.Readable, Handler: c.list, Permission: c.listPermission,
-			Args: []*rest.Arg{contextArg("view")},
+			Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeMap,
 		}},
 	})
 	rs.Register(ns, `/statuses/(?P<status>[\w-]+)`, &rest.Route{

@@ -43,15 +43,17 @@ func (c *usersController) itemSchema() (*schema.Object, []int) {
 func (c *usersController) register(rs *rest.Server, ns string) {
 	itemSchema := func() *schema.Object { o, _ := c.itemSchema(); return o }
 	rs.Register(ns, "/users", &rest.Route{
-		Schema: itemSchema,
+		Schema:     itemSchema,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.list, Permission: c.listPermission, Args: c.collectionParams()},
 			{Methods: rest.Creatable, Handler: c.create, Permission: c.createPermission, Args: c.writeArgs(true)},
 		},
 	})
 	rs.Register(ns, `/users/(?P<id>[\d]+)`, &rest.Route{
-		Schema:   itemSchema,
-		Prefetch: c.prefetch,
+		Schema:     itemSchema,
+		Prefetch:   c.prefetch,
+		AllowBatch: true,
 		Endpoints: []*rest.Endpoint{
 			{Methods: rest.Readable, Handler: c.get, Permission: c.getPermission, Args: []*rest.Arg{contextArg("view")}},
 			{Methods: rest.Editable, Handler: c.update, Permission: c.updatePermission, Args: c.writeArgs(false)},

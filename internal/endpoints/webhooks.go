@@ -54,7 +54,7 @@ func RegisterWebhooks(rs *rest.Server, site *content.Site, svc *webhooks.Service
 	rs.Register(ns, "/webhooks", &rest.Route{
 		Schema: itemSchema,
 		Endpoints: []*rest.Endpoint{
-			{Methods: rest.Readable, Handler: c.list, Permission: c.permission, Args: []*rest.Arg{contextArg("view")}},
+			{Methods: rest.Readable, Handler: c.list, Permission: c.permission, Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeList},
 			{Methods: rest.Creatable, Handler: c.create, Permission: c.permission, Args: rest.ArgsFromSchema(c.schema, true)},
 		},
 	})

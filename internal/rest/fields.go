@@ -58,6 +58,7 @@ type fieldSet struct {
 // AddField registers an extra field. It must be called before the routes
 // whose schema has f.Title are registered.
 func (s *Server) AddField(f *Field) {
+	s.gen++
 	if s.extra.fields == nil {
 		s.extra.fields = map[string][]*Field{}
 		s.extra.augmented = map[*schema.Object]bool{}
@@ -70,6 +71,7 @@ func (s *Server) AddField(f *Field) {
 // are registered. A collection endpoint is a Readable endpoint that declares
 // per_page.
 func (s *Server) AddCollectionArg(title string, a *Arg) {
+	s.gen++
 	if s.extra.collArgs == nil {
 		s.extra.collArgs = map[string][]*Arg{}
 	}

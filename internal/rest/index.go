@@ -69,6 +69,9 @@ func (s *Server) routeData(r *Request, rt *route, help bool) *Keyed {
 			if a.Description != "" {
 				d.Add("description", a.Description)
 			}
+			if a.MaxItems > 0 {
+				d.Add("maxItems", a.MaxItems)
+			}
 			args.Add(a.Name, d)
 		}
 		ed := NewKeyed()

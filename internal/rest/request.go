@@ -50,6 +50,10 @@ type Request struct {
 	ep   *endpoint
 	vals []argVal
 
+	// validated is set once the parameters passed validate (a batch
+	// validates its sub-requests before running any).
+	validated bool
+
 	permDone bool // the bound endpoint's permission check ran
 	// etag is set for anonymous reads, whose 200 answers get an entity
 	// tag and whose If-None-Match is honoured.

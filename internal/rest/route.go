@@ -36,6 +36,10 @@ type Route struct {
 	// they are dispatched one by one, so a controller can batch-load what
 	// they need into Request.Cache.
 	Prefetch func(reqs []*Request)
+	// AllowBatch lets the route's endpoints run as sub-requests of a batch
+	// request (POST {api_root}batch/v1), as WordPress's allow_batch
+	// route option does.
+	AllowBatch bool
 }
 
 // Endpoint is one set of methods of a route with its handler, permission
@@ -58,7 +62,29 @@ type Endpoint struct {
 	// answers as Permission does; Permission still runs after validation.
 	UploadGate func(r *Request) error
 	Args       []*Arg
+	// Returns says what a successful response holds, for the API
+	// description (see Shape); the zero value lets the route decide.
+	Returns Shape
 }
+
+// Shape is what the body of an endpoint's successful response is, as the
+// API description (OpenAPI) states it.
+type Shape uint8
+
+// The shapes of a response body.
+const (
+	// ShapeAuto is a list of the route's items for a GET endpoint that
+	// declares per_page, else one item.
+	ShapeAuto Shape = iota
+	// ShapeItem is one item of the route's schema.
+	ShapeItem
+	// ShapeList is a JSON array of items.
+	ShapeList
+	// ShapeMap is a JSON object of items keyed by their names.
+	ShapeMap
+	// ShapeOther is a JSON value the route's schema does not describe.
+	ShapeOther
+)
 
 // Arg declares one request parameter of an endpoint.
 type Arg struct {
@@ -72,6 +98,9 @@ type Arg struct {
 	Required     bool
 	Minimum      *int64
 	Maximum      *int64
+	// MaxItems, for an array, is the most elements it may have; the
+	// indexes and OPTIONS show it (Validate enforces it).
+	MaxItems int
 
 	ExclusiveMinimum, ExclusiveMaximum bool
 	// MaxLength, when positive, bounds a string's length in characters.

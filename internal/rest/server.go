@@ -149,6 +149,12 @@ type Server struct {
 	extra fieldSet
 	// cache keeps encoded anonymous GET responses (nil when off).
 	cache *responseCache
+
+	// gen moves on with every route, field and collection argument
+	// registered: the API description is rebuilt when it changed.
+	gen uint64
+	// openapi caches the API description (openapi.go).
+	openapi openAPICache
 }
 
 var (
@@ -199,6 +205,7 @@ func NewServer(cfg Config) *Server {
 		Handler: s.rootIndex,
 		Args:    []*Arg{{Name: "context", Default: "view"}},
 	}}})
+	s.registerBatch()
 	return s
 }
 
@@ -238,6 +245,7 @@ func (s *Server) hasNamespace(ns string) bool {
 }
 
 func (s *Server) add(namespace, key string, def *Route) {
+	s.gen++
 	s.extend(def)
 	if key != "/" {
 		key = strings.TrimRight(key, "/")
@@ -252,6 +260,7 @@ func (s *Server) add(namespace, key string, def *Route) {
 			merged.Prefetch = def.Prefetch
 		}
 		merged.Upload = merged.Upload || def.Upload
+		merged.AllowBatch = merged.AllowBatch || def.AllowBatch
 		if def.UploadTemp != nil {
 			merged.UploadTemp = def.UploadTemp
 		}
@@ -364,11 +373,13 @@ func (s *Server) execute(req *Request) (resp *Response) {
 			resp = errorResponse(NewError("rest_internal_error", http.StatusInternalServerError, msgInternal))
 		}
 	}()
-	if e := req.checkText(); e != nil {
-		return errorResponse(e)
-	}
-	if e := req.validate(); e != nil {
-		return errorResponse(e)
+	if !req.validated {
+		if e := req.checkText(); e != nil {
+			return errorResponse(e)
+		}
+		if e := req.validate(); e != nil {
+			return errorResponse(e)
+		}
 	}
 	if e := s.checkPermission(req); e != nil {
 		return errorResponse(e)

@@ -52,6 +52,9 @@ type Server struct {
 	site    *content.Site
 	names   rest.Names
 	handler http.Handler
+	// api is the REST server, whose registry the API description
+	// (openapi.go) is made from.
+	api *rest.Server
 	// sessions signs browsers in and out and checks their nonces.
 	sessions *auth.SessionAuth
 	// authenticate is the API's authentication chain, also used for
@@ -193,7 +196,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		return nil, err
 	}
 	endpoints.Register(rs, site)
-	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate}
+	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate, api: rs}
 	ne, err := url.Parse(names.NonceEndpoint)
 	if err != nil || !strings.HasPrefix(ne.Path, "/") {
 		return nil, fmt.Errorf("nonce endpoint %q: not a site path", names.NonceEndpoint)
@@ -242,6 +245,10 @@ func (s *Server) routes(api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
+		case p == prefix+openAPIPath:
+			s.serveOpenAPI(w, r)
+		case p == prefix+docsPath || p == prefix+docsPath+"/":
+			s.serveAPIDocs(w, r)
 		case p == prefix || strings.HasPrefix(p, prefix+"/"):
 			api.ServeHTTP(w, r)
 		case p == "/" && r.URL.Query().Get("rest_route") != "":

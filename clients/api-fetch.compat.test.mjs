@@ -256,6 +256,19 @@ describe('@wordpress/api-fetch with a cookie session, WordPress-compatibility mo
 		}
 	});
 
+	test('finds terms by a list of slugs, in the forms WordPress 4.7+ clients send', async () => {
+		// @wordpress/core-data asks for records by slug with
+		// `slug: [a, b]`, which @wordpress/url turns into slug[0]=a&slug[1]=b;
+		// a comma list is the other form clients use.
+		const want = [seed.tags.go, seed.tags.wp].sort((x, y) => x - y);
+		for (const path of ['/wp/v2/tags?slug=go,wordpress', '/wp/v2/tags?slug%5B0%5D=go&slug%5B1%5D=wordpress']) {
+			const list = await apiFetch({ path });
+			assert.deepEqual(list.map((t) => t.id).sort((x, y) => x - y), want, path);
+		}
+		const one = await apiFetch({ path: '/wp/v2/tags?slug=go' });
+		assert.deepEqual(one.map((t) => t.id), [seed.tags.go]);
+	});
+
 	test('refreshes a stale nonce from the nonce endpoint and retries', async () => {
 		// Sign out and in again: the page's nonce belongs to the old
 		// session, as after a long-open tab or a sign-in elsewhere.

@@ -629,15 +629,26 @@ var n="1.13.8",r="object"==typeof self&&self.self===self&&self||"object"==typeof
 	/**
 	 * upload sends a File (or Blob with a name) to the media collection with
 	 * optional fields (title, alt_text, caption, post) and resolves with the
-	 * new Media model.
+	 * new Media model. options.progress, when given, is called with
+	 * (loaded, total) bytes as the file goes up.
 	 */
-	api.upload = function (file, fields) {
+	api.upload = function (file, fields, options) {
+		var progress = options && options.progress;
 		return api.request({
 			method: 'POST',
 			path: 'media',
 			data: api.utils.uploadForm(file, fields),
 			processData: false,
-			contentType: false
+			contentType: false,
+			xhr: function () {
+				var xhr = $.ajaxSettings.xhr();
+				if (progress && xhr.upload) {
+					xhr.upload.addEventListener('progress', function (e) {
+						progress(e.loaded, e.lengthComputable ? e.total : file.size);
+					});
+				}
+				return xhr;
+			}
 		}).then(function (data) {
 			var Media = api.models.Media || api.BaseModel;
 			return new Media(data);

@@ -194,6 +194,21 @@
 		}
 	});
 
+	// A menu link to the screen already shown opens it afresh (after the
+	// same unsaved-changes question), as a link to any other screen would.
+	navList.addEventListener('click', async function (e) {
+		const a = e.target.closest('a');
+		if (!a || a.getAttribute('href') !== window.location.hash) {
+			return;
+		}
+		e.preventDefault();
+		if (A.isDirty() && !(await A.confirm('Leave without saving?', 'You have unsaved changes on this screen. If you leave now, they will be lost.', 'Leave', true))) {
+			return;
+		}
+		A.dirty = null;
+		A.route();
+	});
+
 	document.getElementById('menu-toggle').addEventListener('click', function () {
 		const open = document.body.classList.toggle('nav-open');
 		this.setAttribute('aria-expanded', open ? 'true' : 'false');

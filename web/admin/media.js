@@ -316,7 +316,7 @@
 			load();
 		});
 		const body = el('div', { 'class': 'picker' },
-			A.uploader((media) => {
+			A.can('upload_files') && A.uploader((media) => {
 				g.prepend(media);
 				const tile = dialogNode.querySelector('.media-grid li[data-id="' + media.id + '"] .tile');
 				if (tile) {

@@ -159,7 +159,7 @@
 		const previewButton = el('button', { type: 'button', 'class': 'button secondary', id: 'preview-post', text: 'Preview' });
 		const trashButton = !isNew && A.canDeletePost(type, rec) ? el('button', { type: 'button', 'class': 'link danger', id: 'trash-post', text: 'Move to Trash' }) : null;
 		let stickyBox = null;
-		if (props.sticky) {
+		if (props.sticky && canPublish && canOthers) {
 			stickyBox = el('input', { type: 'checkbox', id: 'post-sticky', name: 'sticky', checked: !!rec.sticky });
 		}
 		const publishPanel = el('section', { 'class': 'panel publish-panel', 'aria-labelledby': 'publish-heading' },
@@ -593,12 +593,12 @@
 			}
 			const saved = target.toJSON();
 			const what = single;
-			const message = {
-				publish: rec.status === 'publish' ? what + ' updated.' : what + ' published.',
+			const message = saved.status === rec.status && saved.status !== 'draft' ? what + ' updated.' : {
+				publish: what + ' published.',
 				future: what + ' scheduled for ' + A.formatDate(saved.date) + '.',
 				draft: 'Draft saved.',
-				pending: canPublish ? what + ' saved as pending.' : what + ' submitted for review.',
-				private: rec.status === 'private' ? what + ' updated.' : what + ' published privately.'
+				pending: canPublish ? what + ' saved as pending review.' : what + ' submitted for review.',
+				private: what + ' published privately.'
 			}[saved.status] || what + ' saved.';
 			pending = { message: message, kind: 'ok' };
 			A.dirty = null;
@@ -615,5 +615,6 @@
 			saveButton.focus();
 		}
 		await Promise.all(Object.values(pickers).map((p) => p.ready));
+		form.setAttribute('data-loaded', 'true');
 	}
 })(window, document);

@@ -194,6 +194,13 @@
 		}
 	});
 
+	// The skip link moves focus to the main region without touching the
+	// fragment, which names the screen.
+	document.querySelector('.skip-link').addEventListener('click', function (e) {
+		e.preventDefault();
+		main.focus();
+	});
+
 	// A menu link to the screen already shown opens it afresh (after the
 	// same unsaved-changes question), as a link to any other screen would.
 	navList.addEventListener('click', async function (e) {

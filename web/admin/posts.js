@@ -192,6 +192,23 @@
 			});
 		});
 
+		// Parents are named after the list is shown.
+		const parentIds = Array.from(new Set(rows.map((r) => r.post.parent).filter(Boolean)));
+		if (props.parent && parentIds.length) {
+			api.request({ path: base, data: { include: parentIds.join(','), per_page: 100, status: 'any', context: 'edit' } }).then((list) => {
+				const names = {};
+				(list || []).forEach((x) => {
+					names[x.id] = A.raw(x.title) || '(no title)';
+				});
+				region.querySelectorAll('td.col-parent[data-parent]').forEach((td) => {
+					const n = names[td.getAttribute('data-parent')];
+					if (n) {
+						td.textContent = n;
+					}
+				});
+			}, () => {});
+		}
+
 		// Comment counts come after the list, a few requests at a time.
 		if (commentsCountable) {
 			A.limit(rows, 4, async (r) => {
@@ -308,7 +325,7 @@
 				rowNotice),
 			opts.hasAuthor ? el('td', { 'class': 'col-author', text: author ? author.name : '#' + p.author }) : null,
 			taxes.map((t) => el('td', { 'class': 'col-terms', text: embeddedTerms(p, t.slug).map((x) => x.name).join(', ') || '\u2014' })),
-			opts.parent ? el('td', { text: p.parent ? '#' + p.parent : '\u2014' }) : null,
+			opts.parent ? el('td', { 'class': 'col-parent', 'data-parent': p.parent || null, text: p.parent ? '#' + p.parent : '\u2014' }) : null,
 			opts.commentsCountable ? el('td', { 'class': 'col-comments' }, comments) : null,
 			el('td', { 'class': 'col-date' },
 				el('span', { 'class': 'date-label', text: p.status === 'publish' ? 'Published' : p.status === 'future' ? 'Scheduled' : 'Last modified' }), el('br'),

@@ -50,6 +50,9 @@
 	// tidy puts a line break after block-level closing tags so that the
 	// HTML mode shows the visual mode's markup readably.
 	function tidy(html) {
+		// Squire keeps typed spaces next to formatting as &nbsp;; a lone one
+		// between words is an ordinary space.
+		html = html.replace(/(^|[^;\s])&nbsp;(?!&nbsp;|\s|<\/)/g, '$1 ');
 		return html.replace(/(<\/(?:p|h[1-6]|ul|ol|li|blockquote|pre|div|table|tr|figure)>)(?!\n)/gi, '$1\n').replace(/<br>(?!\n)/gi, '<br>\n').trim();
 	}
 

@@ -335,6 +335,7 @@
 		args: null,
 		segments: [],
 		collectionSegments: null,
+		collectionMethods: null,
 		constructor: function (attributes, options) {
 			this.params = paramsFrom(this.segments, options, options && options.collection && options.collection.params);
 			Backbone.Model.apply(this, arguments);
@@ -362,7 +363,11 @@
 			throw new Error('folio.api: cannot build the URL of ' + this.name + ' without its route parameters');
 		},
 		save: function (attrs, options) {
-			if (!_.intersection(this.methods, ['POST', 'PUT', 'PATCH']).length) {
+			// A new model is created on its collection's route, so that
+			// route's methods decide (application passwords, for example,
+			// are created on the collection but never updated).
+			var methods = this.isNew() && this.collectionMethods ? this.collectionMethods : this.methods;
+			if (!_.intersection(methods, ['POST', 'PUT', 'PATCH']).length) {
 				return deny(this.name + ' cannot be saved');
 			}
 			return Backbone.Model.prototype.save.call(this, attrs, options);
@@ -549,6 +554,7 @@
 				route: it,
 				segments: it.segs,
 				collectionSegments: list ? list.segs : null,
+				collectionMethods: list ? (list.route.methods || []) : null,
 				methods: it.route.methods || [],
 				args: writeArgs(it.route) || (list && writeArgs(list.route)),
 				options: readArgs(it.route),

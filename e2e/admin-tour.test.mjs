@@ -8,7 +8,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launchBrowser, repoRoot, screenshot, startServer } from './harness.mjs';
+import { rm } from 'node:fs/promises';
+import { artifactsDir, launchBrowser, repoRoot, screenshot, startServer } from './harness.mjs';
 import { PASSWORD } from '../testkit/folio.mjs';
 
 const THEME_DATA = path.join(repoRoot, 'testdata/wxr/theme-test-data/themeunittestdata.wordpress.xml');
@@ -44,6 +45,7 @@ describe('admin tour of a site with the theme unit test data', () => {
 	const api = (method, route, body) => server.api(method, route, { user: 'administrator', pass: appPass, body });
 
 	before(async () => {
+		await rm(path.join(artifactsDir, 'tour'), { recursive: true, force: true });
 		server = await startServer({ config: CONFIG, importWXR: [THEME_DATA] });
 		for (const role of Object.keys(MENUS)) {
 			await server.createUser(role, role);

@@ -9,7 +9,9 @@
 // is photographed into e2e/artifacts/flows/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, png, screenshot, startServer, Steps } from './harness.mjs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { artifactsDir, launchBrowser, png, screenshot, startServer, Steps } from './harness.mjs';
 
 describe('admin flows', () => {
 	let server, browser, page, admin, appPass, parentCat, childFoo, topFoo, publishedId;
@@ -20,6 +22,7 @@ describe('admin flows', () => {
 	const api = (method, route, body) => server.api(method, route, { user: 'admin', pass: appPass, body });
 
 	before(async () => {
+		await rm(path.join(artifactsDir, 'flows'), { recursive: true, force: true });
 		server = await startServer({ config: '[site]\ntitle = "Flows"\n' });
 		admin = await server.createUser('admin');
 		await server.createUser('writer', 'author');

@@ -28,7 +28,16 @@ export async function screenshot(page, group, name) {
 	const dir = path.join(artifactsDir, group);
 	await mkdir(dir, { recursive: true });
 	const file = path.join(dir, name.replace(/[^a-z0-9.-]+/gi, '-').toLowerCase() + '.png');
-	await page.screenshot({ path: file, fullPage: true, timeout: 10000 });
+	// A full page from the top, so that sticky bars sit where a reader
+	// sees them; with a dialog open, the window as it is.
+	const modal = await page.evaluate(() => {
+		if (document.querySelector('dialog[open]')) {
+			return true;
+		}
+		window.scrollTo(0, 0);
+		return false;
+	});
+	await page.screenshot({ path: file, fullPage: !modal, timeout: 10000 });
 	return file;
 }
 

@@ -18,6 +18,29 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // e2e/test-output).
 export const outputDir = process.env.FOLIO_E2E_OUT || path.join(here, 'test-output');
 
+// artifactsDir is where the admin tests write a screenshot of every screen
+// they visit, passing or not (FOLIO_E2E_ARTIFACTS, else e2e/artifacts;
+// git-ignored).
+export const artifactsDir = process.env.FOLIO_E2E_ARTIFACTS || path.join(here, 'artifacts');
+
+// screenshot writes a full-page PNG of page to artifactsDir/group/name.png.
+export async function screenshot(page, group, name) {
+	const dir = path.join(artifactsDir, group);
+	await mkdir(dir, { recursive: true });
+	const file = path.join(dir, name.replace(/[^a-z0-9.-]+/gi, '-').toLowerCase() + '.png');
+	// A full page from the top, so that sticky bars sit where a reader
+	// sees them; with a dialog open, the window as it is.
+	const modal = await page.evaluate(() => {
+		if (document.querySelector('dialog[open]')) {
+			return true;
+		}
+		window.scrollTo(0, 0);
+		return false;
+	});
+	await page.screenshot({ path: file, fullPage: !modal, timeout: 10000 });
+	return file;
+}
+
 // chromiumPath is Debian's chromium unless CHROMIUM_PATH names another
 // installed binary.
 export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -38,8 +61,8 @@ export const chromiumFlags = [
 // address. compat: 'wordpress' adds `--compat wordpress`; config is the
 // text of a folio.toml (custom post types, taxonomies) passed with
 // --config.
-export async function startServer({ compat, config } = {}) {
-	const server = await startFolio({ compat, config, label: 'e2e' });
+export async function startServer({ compat, config, importWXR } = {}) {
+	const server = await startFolio({ compat, config, importWXR, label: 'e2e' });
 	const { url } = server;
 	// The API's namespace URL under the mode's names (docs/wordpress-compat.md).
 	const apiBase = compat === 'wordpress' ? `${url}/wp-json/wp/v2/` : `${url}/api/svc/v2/`;
@@ -73,15 +96,21 @@ export async function startServer({ compat, config } = {}) {
 }
 
 // launchBrowser starts Chromium with a fresh user data directory and the
-// flags CI needs; it returns {context, close}.
-export async function launchBrowser() {
+// flags CI needs; it returns {context, close}. offline: true answers every
+// request that leaves the loopback address with a network error at once
+// (imported sites point at images on their old hosts, which CI cannot
+// reach); viewport overrides the window size.
+export async function launchBrowser({ offline = false, viewport = { width: 1100, height: 900 } } = {}) {
 	const profile = await mkdtemp(path.join(tmpdir(), 'folio-e2e-profile-'));
 	const context = await chromium.launchPersistentContext(profile, {
 		executablePath: chromiumPath,
 		headless: true,
 		args: chromiumFlags,
-		viewport: { width: 1100, height: 900 },
+		viewport,
 	});
+	if (offline) {
+		await context.route(/^(?!https?:\/\/127\.0\.0\.1[:/])/, (route) => route.abort('internetdisconnected'));
+	}
 	return {
 		context,
 		async close() {

@@ -46,11 +46,13 @@ export function folioBinary() {
 // directory and resolves once it prints its address. compat: 'wordpress'
 // adds `--compat wordpress`; config is the text of a folio.toml written to
 // the data directory and passed with --config; label names the client of
-// the application passwords it makes. The server runs with the FOLIO_*
+// the application passwords it makes; importWXR lists WXR files that
+// `folio import wxr` reads into the data directory (with the same
+// --config) before the server starts. The server runs with the FOLIO_*
 // variables of the environment removed, so an inherited FOLIO_COMPAT or
 // FOLIO_DATABASE_URL cannot change what the test asked for, and it is
 // killed if the test process exits without stopping it.
-export async function startFolio({ compat, config, label = 'tests' } = {}) {
+export async function startFolio({ compat, config, label = 'tests', importWXR = [] } = {}) {
 	const bin = await folioBinary();
 	const data = await mkdtemp(path.join(tmpdir(), 'folio-test-data-'));
 	const args = ['serve', '--addr', '127.0.0.1:0', '--data', data];
@@ -63,6 +65,13 @@ export async function startFolio({ compat, config, label = 'tests' } = {}) {
 		args.push('--config', file);
 	}
 	const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOLIO_')));
+	if (importWXR.length) {
+		const imp = ['import', 'wxr', '--data', data];
+		if (config !== undefined) {
+			imp.push('--config', path.join(data, 'folio.toml'));
+		}
+		await run(bin, [...imp, ...importWXR], { env, timeout: 120000, maxBuffer: 16 << 20 });
+	}
 	const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
 	let log = '';
 	const url = await new Promise((resolve, reject) => {

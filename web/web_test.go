@@ -75,3 +75,42 @@ func TestAssetsAreEmbeddedWithVersions(t *testing.T) {
 		t.Error("Lookup serves files that are not assets")
 	}
 }
+
+// TestEveryAdminScriptIsLoaded fails when a script under admin/ is not in
+// the page's load order, or the order names a file that does not exist.
+func TestEveryAdminScriptIsLoaded(t *testing.T) {
+	entries, err := os.ReadDir("admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, name := range AdminScripts() {
+		listed[name] = true
+		if _, ok := Lookup(name); !ok {
+			t.Errorf("%s is in the load order but not embedded", name)
+		}
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".js") && !listed["admin/"+e.Name()] {
+			t.Errorf("admin/%s is not in adminScripts, so the page never loads it", e.Name())
+		}
+	}
+	if got := AdminScripts(); got[0] != "admin/core.js" || got[len(got)-1] != "admin/app.js" {
+		t.Errorf("load order %v: core.js must come first and app.js last", got)
+	}
+}
+
+// TestAdminScriptsNeedNoUnsafeEval fails when an admin script or the
+// editor bundle evaluates strings as code or writes inline event handler
+// attributes, which the admin's Content-Security-Policy forbids.
+func TestAdminScriptsNeedNoUnsafeEval(t *testing.T) {
+	names := append(AdminScripts(), "editor.js")
+	for _, name := range names {
+		a, _ := Lookup(name)
+		for _, bad := range []string{"eval(", "new Function(", "setAttribute('on", `setAttribute("on`, "javascript:"} {
+			if bytes.Contains(a.Body, []byte(bad)) {
+				t.Errorf("%s contains %q", name, bad)
+			}
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/folio-server/folio/web"
 )
 
 // adminPath is the admin page. It needs a signed-in browser; everyone else
@@ -45,10 +47,12 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(page))
 }
 
-// adminPage is the admin page's HTML: a header with navigation and the
-// sign-out form, a status region and the main region the admin script
-// fills, then the settings object (with a fresh nonce), the API client and
-// the admin script.
+// adminPage is the admin page's HTML: a header with the site's name, who
+// is signed in and the sign-out form, the navigation and main regions the
+// admin scripts fill, then the settings object (the page's one inline
+// script, allowed by the response's CSP nonce), the API client, the editor
+// bundle and the admin's scripts. The site's title travels in a data
+// attribute, not in a script.
 func (s *Server) adminPage(r *http.Request, settings, nonce string) string {
 	title := html.EscapeString(s.cfg.Site.Title)
 	if title == "" {
@@ -59,46 +63,21 @@ func (s *Server) adminPage(r *http.Request, settings, nonce string) string {
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"robots\" content=\"noindex\">\n")
 	b.WriteString("<title>Admin &lsaquo; " + title + "</title>\n")
 	b.WriteString("<link rel=\"" + html.EscapeString(s.names.RelBase) + "\" href=\"" + html.EscapeString(s.APIRoot(r)) + "\">\n")
-	b.WriteString("<link rel=\"stylesheet\" href=\"" + html.EscapeString(assetURL("admin.css")) + "\">\n</head>\n<body>\n")
+	b.WriteString("<link rel=\"stylesheet\" href=\"" + html.EscapeString(assetURL("admin.css")) + "\">\n</head>\n")
+	b.WriteString("<body data-site-title=\"" + title + "\">\n")
 	b.WriteString("<a class=\"skip-link\" href=\"#main\">Skip to content</a>\n")
-	b.WriteString("<header class=\"bar\">\n<p class=\"site\"><a href=\"/\">" + title + "</a></p>\n")
-	b.WriteString("<nav aria-label=\"Admin\"><ul>\n")
-	for _, l := range []struct{ view, href, label string }{
-		{"posts", "#posts", "Posts"},
-		{"new", "#posts/new", "New post"},
-		{"media", "#media", "Media"},
-		{"comments", "#comments", "Comments"},
-	} {
-		b.WriteString("<li><a data-view=\"" + l.view + "\" href=\"" + l.href + "\">" + l.label + "</a></li>\n")
-	}
-	b.WriteString("</ul></nav>\n")
+	b.WriteString("<header class=\"bar\">\n")
+	b.WriteString("<button type=\"button\" class=\"menu-toggle\" id=\"menu-toggle\" aria-expanded=\"false\" aria-controls=\"admin-nav\">Menu</button>\n")
+	b.WriteString("<p class=\"site\"><a href=\"/\">" + title + "</a></p>\n")
+	b.WriteString("<p class=\"who\" id=\"who\"></p>\n")
 	b.WriteString("<form method=\"post\" action=\"/logout\"><button type=\"submit\" id=\"sign-out\">Sign out</button></form>\n</header>\n")
-	b.WriteString("<div id=\"status\" class=\"notice\" role=\"status\" aria-live=\"polite\"></div>\n")
-	b.WriteString("<main id=\"main\" tabindex=\"-1\"><p>Loading&hellip;</p></main>\n")
-	// The one inline script, allowed by the response's CSP nonce.
-	b.WriteString("<script nonce=\"" + nonce + "\">window.folioAdmin = {siteTitle: " + jsString(s.cfg.Site.Title) + "}; " + settings + "</script>\n")
-	b.WriteString("<script src=\"" + html.EscapeString(assetURL("api-client.js")) + "\"></script>\n")
-	b.WriteString("<script src=\"" + html.EscapeString(assetURL("admin.js")) + "\"></script>\n")
-	b.WriteString("</body>\n</html>\n")
-	return b.String()
-}
-
-// jsString quotes s as a JavaScript string literal that is safe inside a
-// <script> element.
-func jsString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		case c == '<' || c == '>' || c == '&' || c < 0x20 || c == 0x2028 || c == 0x2029:
-			fmt.Fprintf(&b, "\\u%04x", c)
-		default:
-			b.WriteRune(c)
-		}
+	b.WriteString("<div class=\"layout\">\n<nav id=\"admin-nav\" class=\"side\" aria-label=\"Admin\"><ul id=\"nav-list\"></ul></nav>\n")
+	b.WriteString("<div class=\"content\">\n<div id=\"status\" class=\"notice\" role=\"status\" aria-live=\"polite\"></div>\n")
+	b.WriteString("<main id=\"main\" tabindex=\"-1\"><p>Loading&hellip;</p></main>\n</div>\n</div>\n")
+	b.WriteString(settingsScript(settings, nonce))
+	for _, name := range append([]string{"api-client.js", "editor.js"}, web.AdminScripts()...) {
+		b.WriteString("<script src=\"" + html.EscapeString(assetURL(name)) + "\"></script>\n")
 	}
-	b.WriteByte('"')
+	b.WriteString("</body>\n</html>\n")
 	return b.String()
 }

@@ -143,11 +143,11 @@ func TestAdminPageCarriesSettingsWithAFreshNonce(t *testing.T) {
 	// script, and both load from versioned URLs.
 	iSettings := strings.Index(body, "folioApiSettings")
 	iClient := strings.Index(body, `src="`+assetURL("api-client.js")+`"`)
-	iAdmin := strings.Index(body, `src="`+assetURL("admin.js")+`"`)
+	iAdmin := strings.Index(body, `src="`+assetURL("admin/app.js")+`"`)
 	if iClient < 0 || iAdmin < 0 || !(iSettings < iClient && iClient < iAdmin) {
 		t.Errorf("script order: settings %d, client %d, admin %d", iSettings, iClient, iAdmin)
 	}
-	if strings.Contains(body, "<Site>") || !strings.Contains(body, "Ann&#39;s &lt;Site&gt;") || !strings.Contains(body, `siteTitle: "Ann's \u003cSite\u003e"`) {
+	if strings.Contains(body, "<Site>") || !strings.Contains(body, "Ann&#39;s &lt;Site&gt;") || !strings.Contains(body, `data-site-title="Ann&#39;s &lt;Site&gt;"`) {
 		t.Errorf("site title not escaped:\n%s", body)
 	}
 	if !strings.Contains(body, `<form method="post" action="/logout">`) {
@@ -175,19 +175,5 @@ func TestAdminPageWordPressCompatibility(t *testing.T) {
 	if !strings.Contains(body, `"root":"http://example.com/wp-json/"`) || !strings.Contains(body, `"versionString":"wp/v2/"`) ||
 		!strings.Contains(body, "window.wpApiSettings = window.folioApiSettings;") {
 		t.Errorf("compat admin page lacks the WordPress settings:\n%s", body)
-	}
-}
-
-func TestJSString(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"":                       `""`,
-		`a"b\c`:                  `"a\"b\\c"`,
-		"</script><!--&\n\u2028": `"\u003c/script\u003e\u003c!--\u0026\u000a\u2028"`,
-		"héllo":                  `"héllo"`,
-	} {
-		if got := jsString(in); got != want {
-			t.Errorf("jsString(%q) = %s, want %s", in, got, want)
-		}
 	}
 }

@@ -156,15 +156,16 @@ func remoteIP(r *http.Request) string {
 	return host
 }
 
-// loginPage writes the sign-in form.
+// loginPage writes the sign-in form, styled by /assets/login.css (no
+// inline script or style).
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, redirect, login, msg string, isError bool) {
 	title := html.EscapeString(s.cfg.Site.Title)
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" content=\"noindex\">\n<title>Sign in &lsaquo; ")
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"robots\" content=\"noindex\">\n<title>Sign in &lsaquo; ")
 	b.WriteString(title)
-	b.WriteString("</title>\n</head>\n<body>\n<h1>")
+	b.WriteString("</title>\n<link rel=\"stylesheet\" href=\"" + html.EscapeString(assetURL("login.css")) + "\">\n</head>\n<body>\n<main class=\"login\">\n<h1><a href=\"/\">")
 	b.WriteString(title)
-	b.WriteString("</h1>\n")
+	b.WriteString("</a></h1>\n")
 	if msg != "" {
 		class := "message"
 		if isError {
@@ -173,11 +174,12 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 		b.WriteString("<p class=\"" + class + "\" role=\"alert\">" + html.EscapeString(msg) + "</p>\n")
 	}
 	b.WriteString("<form name=\"loginform\" id=\"loginform\" action=\"/login\" method=\"post\">\n")
-	b.WriteString("<p><label for=\"user_login\">Username or email address</label>\n<input type=\"text\" name=\"log\" id=\"user_login\" autocomplete=\"username\" required value=\"" + html.EscapeString(login) + "\"></p>\n")
+	b.WriteString("<p><label for=\"user_login\">Username or email address</label>\n<input type=\"text\" name=\"log\" id=\"user_login\" autocomplete=\"username\" autocapitalize=\"off\" spellcheck=\"false\" required value=\"" + html.EscapeString(login) + "\"></p>\n")
 	b.WriteString("<p><label for=\"user_pass\">Password</label>\n<input type=\"password\" name=\"pwd\" id=\"user_pass\" autocomplete=\"current-password\" required></p>\n")
-	b.WriteString("<p><label><input type=\"checkbox\" name=\"rememberme\" value=\"forever\"> Remember me</label></p>\n")
+	b.WriteString("<p class=\"remember\"><label><input type=\"checkbox\" name=\"rememberme\" value=\"forever\"> Remember me</label></p>\n")
 	b.WriteString("<input type=\"hidden\" name=\"redirect_to\" value=\"" + html.EscapeString(safeRedirect(redirect)) + "\">\n")
-	b.WriteString("<p><button type=\"submit\">Sign in</button></p>\n</form>\n</body>\n</html>\n")
+	b.WriteString("<p class=\"submit\"><button type=\"submit\">Sign in</button></p>\n</form>\n")
+	b.WriteString("<p class=\"back\"><a href=\"/\">&larr; Go to " + title + "</a></p>\n</main>\n</body>\n</html>\n")
 	page := b.String()
 	h := w.Header()
 	setPageHeaders(h, "")

@@ -335,6 +335,7 @@
 		args: null,
 		segments: [],
 		collectionSegments: null,
+		collectionMethods: null,
 		constructor: function (attributes, options) {
 			this.params = paramsFrom(this.segments, options, options && options.collection && options.collection.params);
 			Backbone.Model.apply(this, arguments);
@@ -362,7 +363,11 @@
 			throw new Error('folio.api: cannot build the URL of ' + this.name + ' without its route parameters');
 		},
 		save: function (attrs, options) {
-			if (!_.intersection(this.methods, ['POST', 'PUT', 'PATCH']).length) {
+			// A new model is created on its collection's route, so that
+			// route's methods decide (application passwords, for example,
+			// are created on the collection but never updated).
+			var methods = this.isNew() && this.collectionMethods ? this.collectionMethods : this.methods;
+			if (!_.intersection(methods, ['POST', 'PUT', 'PATCH']).length) {
 				return deny(this.name + ' cannot be saved');
 			}
 			return Backbone.Model.prototype.save.call(this, attrs, options);
@@ -549,6 +554,7 @@
 				route: it,
 				segments: it.segs,
 				collectionSegments: list ? list.segs : null,
+				collectionMethods: list ? (list.route.methods || []) : null,
 				methods: it.route.methods || [],
 				args: writeArgs(it.route) || (list && writeArgs(list.route)),
 				options: readArgs(it.route),
@@ -610,15 +616,26 @@
 	/**
 	 * upload sends a File (or Blob with a name) to the media collection with
 	 * optional fields (title, alt_text, caption, post) and resolves with the
-	 * new Media model.
+	 * new Media model. options.progress, when given, is called with
+	 * (loaded, total) bytes as the file goes up.
 	 */
-	api.upload = function (file, fields) {
+	api.upload = function (file, fields, options) {
+		var progress = options && options.progress;
 		return api.request({
 			method: 'POST',
 			path: 'media',
 			data: api.utils.uploadForm(file, fields),
 			processData: false,
-			contentType: false
+			contentType: false,
+			xhr: function () {
+				var xhr = $.ajaxSettings.xhr();
+				if (progress && xhr.upload) {
+					xhr.upload.addEventListener('progress', function (e) {
+						progress(e.loaded, e.lengthComputable ? e.total : file.size);
+					});
+				}
+				return xhr;
+			}
 		}).then(function (data) {
 			var Media = api.models.Media || api.BaseModel;
 			return new Media(data);

@@ -178,7 +178,7 @@ describe('admin tour of a site with the theme unit test data', () => {
 				await page.evaluate((h) => { location.hash = h; }, `#${it.base}/${it.id}`);
 				await page.waitForFunction((id) => location.hash.endsWith('/' + id) && document.querySelector('form#post-form[data-loaded]'), it.id, { timeout: 15000 });
 				await page.locator('#save-post').click();
-				await page.locator('#save-result', { hasText: 'No changes to save.' }).waitFor({ timeout: 5000 });
+				await page.locator('#save-result', { hasText: 'No changes to save.' }).waitFor({ timeout: 15000 });
 			}
 		} finally {
 			page.off('request', onRequest);

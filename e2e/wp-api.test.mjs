@@ -119,6 +119,23 @@ if (wp.problem && inCI) {
 }
 const skip = wp.problem ?? false;
 
+// addWpScripts adds the WordPress scripts to page in enqueue order, each as
+// a classic <script src> on the site's own origin: the page's
+// Content-Security-Policy allows only those, so the browser's requests for
+// them are answered here with the files (WP_API_JS and its neighbours).
+async function addWpScripts(page) {
+	const origin = new URL(page.url()).origin;
+	const prefix = origin + '/__wp-test-scripts/';
+	await page.unroute(prefix + '**');
+	await page.route(prefix + '**', async (route) => {
+		const i = Number(route.request().url().slice(prefix.length).replace(/\.js$/, ''));
+		await route.fulfill({ contentType: 'application/javascript', body: await readFile(wp.scripts[i].file, 'utf8') });
+	});
+	for (let i = 0; i < wp.scripts.length; i++) {
+		await page.addScriptTag({ url: prefix + i + '.js' });
+	}
+}
+
 describe('WordPress wp-api.js against compatibility mode', { skip }, () => {
 	let server, browser, page, admin, appPass;
 	let news, reviews, tagGo, featured, authorPost, book;
@@ -183,15 +200,7 @@ describe('WordPress wp-api.js against compatibility mode', { skip }, () => {
 	// requests for them are answered here with the files), and waits for
 	// wp.api.loadPromise (wp-api.js 1548).
 	async function loadWpApi() {
-		const prefix = server.url + '/__wp-test-scripts/';
-		await page.unroute(prefix + '**');
-		await page.route(prefix + '**', async (route) => {
-			const i = Number(route.request().url().slice(prefix.length).replace(/\.js$/, ''));
-			await route.fulfill({ contentType: 'application/javascript', body: await readFile(wp.scripts[i].file, 'utf8') });
-		});
-		for (let i = 0; i < wp.scripts.length; i++) {
-			await page.addScriptTag({ url: prefix + i + '.js' });
-		}
+		await addWpScripts(page);
 		return page.evaluate(() => new Promise((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error('wp.api.loadPromise did not settle within 15s')), 15000);
 			window.wp.api.loadPromise.then((endpoint) => {
@@ -686,9 +695,7 @@ describe('WordPress wp-api.js for visitors', { skip }, () => {
 				await page.goto(server.url + '/');
 				assert.equal(await page.evaluate(() => typeof window.wpApiSettings), 'undefined');
 			});
-			for (const { file } of wp.scripts) {
-				await page.addScriptTag({ content: await readFile(file, 'utf8') });
-			}
+			await addWpScripts(page);
 			const r = await steps.step('read posts and try to write', () => page.evaluate(async () => {
 				const endpoint = await window.wp.api.loadPromise;
 				const posts = new window.wp.api.collections.Posts();

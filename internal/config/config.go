@@ -279,13 +279,33 @@ type Media struct {
 	// ImageWorkers bounds how many images are decoded and resized at once;
 	// default 2.
 	ImageWorkers int `toml:"image_workers"`
+	// ImageMemoryBytes is the memory budget of image processing: the
+	// estimated decoding memory (bytes per pixel × pixels, from the
+	// header) of the images worked on at once stays within it, and an
+	// image needing more than all of it is refused; default 192 MiB.
+	ImageMemoryBytes int64 `toml:"image_memory_bytes"`
+	// ImageQueue is how many image uploads may wait for a worker; one more
+	// is answered 503 rest_upload_queue_full with Retry-After; default 8.
+	ImageQueue *int `toml:"image_queue"`
 }
 
-// DefaultMaxImagePixels and DefaultImageWorkers are the Media defaults.
+// DefaultMaxImagePixels, DefaultImageWorkers, DefaultImageMemoryBytes and
+// DefaultImageQueue are the Media defaults.
 const (
-	DefaultMaxImagePixels = 50_000_000
-	DefaultImageWorkers   = 2
+	DefaultMaxImagePixels   = 50_000_000
+	DefaultImageWorkers     = 2
+	DefaultImageMemoryBytes = 192 << 20
+	DefaultImageQueue       = 8
 )
+
+// ImageQueueLen returns the image queue length: the setting, or
+// DefaultImageQueue when unset.
+func (m Media) ImageQueueLen() int {
+	if m.ImageQueue == nil {
+		return DefaultImageQueue
+	}
+	return *m.ImageQueue
+}
 
 // Limits bounds request sizes.
 type Limits struct {
@@ -293,7 +313,16 @@ type Limits struct {
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
 	// MaxUploadBytes bounds media uploads.
 	MaxUploadBytes int64 `toml:"max_upload_bytes"`
+	// UploadMinRate is the slowest average rate, in bytes per second, an
+	// upload body may arrive at: on upload routes the server's 60 s read
+	// timeout becomes 60 s plus one second per UploadMinRate bytes
+	// received, up to 60 s + max_upload_bytes / UploadMinRate; default
+	// 32 KiB/s.
+	UploadMinRate int64 `toml:"upload_min_rate"`
 }
+
+// DefaultUploadMinRate is the default Limits.UploadMinRate.
+const DefaultUploadMinRate = 32 << 10
 
 // BuiltinPostTypes are the post type names Folio defines itself.
 var BuiltinPostTypes = []string{"post", "page", "attachment", "revision"}
@@ -530,6 +559,12 @@ func (c *Config) Normalize() error {
 	if c.Limits.MaxBodyBytes < 0 {
 		errs = append(errs, fmt.Errorf("limits.max_body_bytes %d: must be positive", c.Limits.MaxBodyBytes))
 	}
+	if c.Limits.UploadMinRate == 0 {
+		c.Limits.UploadMinRate = DefaultUploadMinRate
+	}
+	if c.Limits.UploadMinRate < 0 {
+		errs = append(errs, fmt.Errorf("limits.upload_min_rate %d: must be positive", c.Limits.UploadMinRate))
+	}
 	if c.Limits.MaxUploadBytes < 0 {
 		errs = append(errs, fmt.Errorf("limits.max_upload_bytes %d: must be positive", c.Limits.MaxUploadBytes))
 	}
@@ -726,6 +761,15 @@ func (c *Config) normalizeMedia() []error {
 	}
 	if c.Media.ImageWorkers < 0 {
 		errs = append(errs, fmt.Errorf("media.image_workers %d: must be positive", c.Media.ImageWorkers))
+	}
+	if c.Media.ImageMemoryBytes == 0 {
+		c.Media.ImageMemoryBytes = DefaultImageMemoryBytes
+	}
+	if c.Media.ImageMemoryBytes < 0 {
+		errs = append(errs, fmt.Errorf("media.image_memory_bytes %d: must be positive", c.Media.ImageMemoryBytes))
+	}
+	if c.Media.ImageQueueLen() < 0 {
+		errs = append(errs, fmt.Errorf("media.image_queue %d: must be 0 or more", c.Media.ImageQueueLen()))
 	}
 	if c.Media.URL != "" {
 		u, err := url.Parse(c.Media.URL)

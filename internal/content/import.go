@@ -293,7 +293,9 @@ var ErrImportFileRejected = errors.New("file rejected")
 // stores the attachment with ImportAttachment and releases the file when
 // that fails.
 func (s *Site) ImportMediaFile(ctx context.Context, data []byte, name, folder string) (*ImportedFile, error) {
-	name, mimeType, err := s.MediaTypes().Check(media.SanitizeFileName(name), data)
+	// An import is an administrator's act: the file types that need
+	// unfiltered_html are allowed (when the allowlist has them).
+	name, mimeType, err := s.MediaTypes().Check(media.SanitizeFileName(name), data, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrImportFileRejected, name, err)
 	}
@@ -304,6 +306,7 @@ func (s *Site) ImportMediaFile(ctx context.Context, data []byte, name, folder st
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrImportFileRejected, name, err)
 		}
+		SanitizeImageMeta(&info.Meta)
 	}
 	blobs := s.Blobs()
 	if blobs == nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/media"
 	"github.com/folio-server/folio/internal/render"
 	"github.com/folio-server/folio/internal/store"
@@ -66,7 +67,16 @@ func (s *Site) initMedia() {
 			types = media.DefaultTypes()
 		}
 		s.media.types = types
-		s.media.proc = media.NewProcessor(s.cfg.Media.MaxImagePixels, s.cfg.Media.ImageWorkers)
+		budget := s.cfg.Media.ImageMemoryBytes
+		if budget == 0 {
+			budget = config.DefaultImageMemoryBytes
+		}
+		s.media.proc = media.NewProcessor(media.ProcessorConfig{
+			MaxPixels:    s.cfg.Media.MaxImagePixels,
+			Workers:      s.cfg.Media.ImageWorkers,
+			MemoryBudget: budget,
+			Queue:        s.cfg.Media.ImageQueueLen(),
+		})
 		s.media.mu.Lock()
 		if s.media.blobs == nil {
 			s.media.blobs, err = media.NewLocal(s.cfg.UploadsDir())
@@ -98,6 +108,13 @@ func (s *Site) Blobs() media.Blobs {
 func (s *Site) MediaTypes() *media.Types {
 	s.initMedia()
 	return s.media.types
+}
+
+// ImageProcessor returns the processor that decodes uploaded images and
+// bounds that work (workers, memory budget, queue).
+func (s *Site) ImageProcessor() *media.Processor {
+	s.initMedia()
+	return s.media.proc
 }
 
 // MediaConfigError reports a bad media configuration (allowed types).
@@ -228,11 +245,17 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	var mimeType string
 	err := media.ErrEmptyFile
 	if up.Size > 0 && up.File != nil {
-		name, mimeType, err = types.Check(name, up.Head)
+		name, mimeType, err = types.Check(name, up.Head, s.Can(ctx, u, "unfiltered_html"))
 	}
 	switch {
 	case errors.Is(err, media.ErrEmptyFile):
 		return nil, nil, rejected("File is empty. Please upload something more substantial.")
+	case errors.Is(err, media.ErrActiveType):
+		return nil, nil, errBad("rest_upload_invalid_type",
+			"Sorry, you are not allowed to upload this file type: it could run scripts in the browsers of the site's visitors.")
+	case errors.Is(err, media.ErrSniffedType):
+		return nil, nil, errBad("rest_upload_sniffed_type_not_allowed",
+			"Sorry, the content of this file does not match its file type, and it could run scripts in the browsers of the site's visitors.")
 	case err != nil:
 		return nil, nil, rejected("Sorry, this file type is not permitted for security reasons.")
 	}
@@ -255,11 +278,17 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		switch {
 		case errors.Is(err, media.ErrTooManyPixels):
 			return nil, nil, rejected("The image is too large to be processed: it has more pixels than the site allows.")
+		case errors.Is(err, media.ErrOverBudget):
+			return nil, nil, rejected("The image is too large to be processed: decoding it would take more memory than the site allows.")
+		case errors.Is(err, media.ErrBusy):
+			return nil, nil, &Error{Code: "rest_upload_queue_full", Status: 503,
+				Message: "Too many images are being processed. Try again shortly."}
 		case errors.Is(err, media.ErrBadImage):
 			return nil, nil, rejected("The image could not be read: its content is damaged or not of its type.")
 		case err != nil:
 			return nil, nil, rejected(fmt.Sprintf("The image could not be processed: %v", err))
 		}
+		SanitizeImageMeta(&info.Meta)
 	}
 
 	now := s.Now()
@@ -362,6 +391,30 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 			Data: map[string]any{"cause": errorCause(err)}}
 	}
 	return p, m, nil
+}
+
+// SanitizeImageMeta makes the text an image carries about itself (EXIF and
+// IPTC: title, caption, credit, camera, copyright, keywords, ...) plain
+// text, as the original's sanitize_text_field does: tags are stripped,
+// invalid UTF-8 dropped and white space collapsed. The caption keeps its
+// line breaks; empty keywords are dropped.
+func SanitizeImageMeta(m *media.ImageMeta) {
+	for _, f := range []*string{&m.Aperture, &m.Credit, &m.Camera, &m.CreatedTimestamp, &m.Copyright,
+		&m.FocalLength, &m.ISO, &m.ShutterSpeed, &m.Title, &m.Orientation} {
+		*f = render.PlainText(*f)
+	}
+	lines := strings.Split(strings.ReplaceAll(m.Caption, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = render.PlainText(l)
+	}
+	m.Caption = strings.TrimSpace(strings.Join(lines, "\n"))
+	kw := make([]string, 0, len(m.Keywords))
+	for _, k := range m.Keywords {
+		if k = render.PlainText(k); k != "" {
+			kw = append(kw, k)
+		}
+	}
+	m.Keywords = kw
 }
 
 // errorCause is a short, safe description of a storage failure.

@@ -14,6 +14,10 @@ import (
 	"github.com/folio-server/folio/internal/store"
 )
 
+// uploadRetryAfter is the Retry-After, in seconds, of an upload refused
+// because the image queue is full.
+const uploadRetryAfter = 5
+
 // mediaController serves attachments (reference §10.3). It is the posts
 // controller of the attachment type with the upload, the media fields and
 // the media collection filters on top.
@@ -295,6 +299,13 @@ func (c *mediaController) create(r *rest.Request) (*rest.Response, error) {
 		return nil, err
 	}
 	p, m, err := c.site.CreateMedia(r.Context(), r.User, up, in, c.publicBase(r))
+	var ce *content.Error
+	if errors.As(err, &ce) && ce.Code == "rest_upload_queue_full" {
+		// The image queue is full: the client is told when to try again.
+		resp := rest.NewResponse(ce.Status, apiError(r, err))
+		resp.SetHeader("Retry-After", strconv.Itoa(uploadRetryAfter))
+		return resp, nil
+	}
 	if err != nil {
 		return nil, apiError(r, err)
 	}

@@ -400,12 +400,11 @@ func TestMediaCreatePermissionsByRole(t *testing.T) {
 
 func TestMediaRefusedFileTypes(t *testing.T) {
 	e := newMediaEnv(t)
+	// Types the allowlist does not have: the original's 500.
 	cases := []struct{ name, ctype, body string }{
 		{"page.html", "text/html", "<html><body>hi</body></html>"},
 		{"logo.svg", "image/svg+xml", `<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`},
 		{"setup.exe", "application/octet-stream", "MZ\x90\x00\x03"},
-		{"sneaky.txt", "text/plain", "<html><script>alert(1)</script></html>"},
-		{"sneaky.jpg", "image/jpeg", `<svg xmlns="http://www.w3.org/2000/svg"/>`},
 	}
 	for _, tc := range cases {
 		m := e.uploadRaw("administrator", "", []byte(tc.body), "Content-Type", tc.ctype, "Content-Disposition", `attachment; filename="`+tc.name+`"`).
@@ -414,6 +413,16 @@ func TestMediaRefusedFileTypes(t *testing.T) {
 			t.Errorf("%s: message %v", tc.name, m["message"])
 		}
 		e.uploadForm("administrator", tc.name, []byte(tc.body), nil).wantError(500, "rest_upload_unknown_error")
+	}
+	// Content of an active kind under another type: 400 for everyone.
+	sneaky := []struct{ name, ctype, body string }{
+		{"sneaky.txt", "text/plain", "<html><script>alert(1)</script></html>"},
+		{"sneaky.jpg", "image/jpeg", `<svg xmlns="http://www.w3.org/2000/svg"/>`},
+	}
+	for _, tc := range sneaky {
+		e.uploadRaw("administrator", "", []byte(tc.body), "Content-Type", tc.ctype, "Content-Disposition", `attachment; filename="`+tc.name+`"`).
+			wantError(400, "rest_upload_sniffed_type_not_allowed")
+		e.uploadForm("administrator", tc.name, []byte(tc.body), nil).wantError(400, "rest_upload_sniffed_type_not_allowed")
 	}
 	m := e.uploadForm("administrator", "empty.txt", nil, nil).wantError(500, "rest_upload_unknown_error")
 	if !strings.Contains(m["message"].(string), "File is empty") {

@@ -1,6 +1,7 @@
 package media
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -14,16 +15,26 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/HugoSmits86/nativewebp"
 	"github.com/rwcarlsen/goexif/exif"
-	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // registers the WebP decoder
+	"golang.org/x/sync/semaphore"
 )
 
 // ErrTooManyPixels is returned for images above the pixel limit
 // (decompression bombs).
 var ErrTooManyPixels = errors.New("media: image has too many pixels")
+
+// ErrOverBudget is returned for an image whose decoding would take more
+// memory than the whole image memory budget.
+var ErrOverBudget = errors.New("media: image needs more memory to decode than the site allows")
+
+// ErrBusy is returned when the image queue is full: as many uploads as
+// there are workers are being processed and as many as the queue holds are
+// waiting.
+var ErrBusy = errors.New("media: too many images waiting to be processed")
 
 // ErrBadImage is returned when an image's content cannot be decoded.
 var ErrBadImage = errors.New("media: image cannot be decoded")
@@ -79,24 +90,55 @@ type ImageInfo struct {
 	Sizes         []Rendition
 }
 
-// Processor decodes images and generates their sizes. A semaphore bounds
-// how many images are worked on at once, so a burst of uploads cannot
-// exhaust memory, and a pixel limit checked from the header before decoding
-// refuses decompression bombs.
-type Processor struct {
-	sem       chan struct{}
-	maxPixels int64
-	sizes     []SizeSpec
+// ProcessorConfig bounds the image work of a Processor.
+type ProcessorConfig struct {
+	// MaxPixels refuses images with more pixels (0: no limit).
+	MaxPixels int64
+	// Workers is how many images are decoded and resized at once (at
+	// least 1).
+	Workers int
+	// MemoryBudget is how many bytes the images being worked on may take
+	// together by their estimate (see DecodeCost); an image needing more
+	// than the whole budget is refused with ErrOverBudget, others wait
+	// until enough of it is free. 0 means no budget.
+	MemoryBudget int64
+	// Queue is how many uploads (ProcessFile) may wait for a worker or
+	// for budget; one more is refused with ErrBusy.
+	Queue int
 }
 
-// NewProcessor returns a processor running at most workers images at once
-// and refusing images of more than maxPixels pixels.
-func NewProcessor(maxPixels int64, workers int) *Processor {
-	if workers < 1 {
-		workers = 1
-	}
-	return &Processor{sem: make(chan struct{}, workers), maxPixels: maxPixels, sizes: DefaultSizes}
+// Processor decodes images and generates their sizes. Its work is bounded
+// three ways: a pixel limit and a memory estimate checked from the image's
+// header before anything is decoded (decompression bombs, 16-bit images
+// that would decode to hundreds of megabytes), a pool of workers sharing a
+// memory budget, and a bounded queue of uploads waiting for them.
+type Processor struct {
+	workers   chan struct{}
+	budget    *semaphore.Weighted
+	limit     int64
+	maxPixels int64
+	// admitted counts uploads waiting or being worked on; maxAdmitted is
+	// Workers + Queue.
+	admitted    atomic.Int64
+	maxAdmitted int64
+	sizes       []SizeSpec
 }
+
+// NewProcessor returns a processor bounded by c.
+func NewProcessor(c ProcessorConfig) *Processor {
+	c.Workers = max(c.Workers, 1)
+	c.Queue = max(c.Queue, 0)
+	p := &Processor{workers: make(chan struct{}, c.Workers), maxPixels: c.MaxPixels, limit: c.MemoryBudget,
+		maxAdmitted: int64(c.Workers + c.Queue), sizes: DefaultSizes}
+	if c.MemoryBudget > 0 {
+		p.budget = semaphore.NewWeighted(c.MemoryBudget)
+	}
+	return p
+}
+
+// Pending returns how many uploads (ProcessFile calls) are waiting for a
+// worker or being processed.
+func (p *Processor) Pending() int { return int(p.admitted.Load()) }
 
 // IsImage reports whether mt is a type the processor handles.
 func IsImage(mt string) bool {
@@ -107,74 +149,111 @@ func IsImage(mt string) bool {
 	return false
 }
 
+// metaHeadSize bounds the leading bytes of a JPEG read for its EXIF and
+// IPTC records (which come before the image data).
+const metaHeadSize = 1 << 20
+
 // ProcessFile is Process for the size bytes of r (an upload's temporary
-// file). Once it has a worker slot it checks the image's dimensions
-// against the pixel limit from its header, and reads the file into memory
-// only when they pass, so that at most one image per worker is in memory.
+// file), with admission control: the image's dimensions and decoding cost
+// are read from its header first (refusing it with ErrTooManyPixels or
+// ErrOverBudget), then it takes a place in the queue (ErrBusy when the
+// queue is full), waits for a worker and its share of the memory budget
+// (or ctx's end), and is decoded straight from r: the file is never read
+// into memory whole.
 func (p *Processor) ProcessFile(ctx context.Context, r io.ReaderAt, size int64, mt string) (*ImageInfo, error) {
-	if err := p.acquire(ctx); err != nil {
+	cost, err := p.admit(r, size)
+	if err != nil {
 		return nil, err
 	}
-	defer p.release()
-	cfg, _, err := image.DecodeConfig(io.NewSectionReader(r, 0, size))
+	if p.admitted.Add(1) > p.maxAdmitted {
+		p.admitted.Add(-1)
+		return nil, ErrBusy
+	}
+	defer p.admitted.Add(-1)
+	release, err := p.acquire(ctx, cost)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
+		return nil, err
 	}
-	if p.maxPixels > 0 && int64(cfg.Width)*int64(cfg.Height) > p.maxPixels {
-		return nil, fmt.Errorf("%w: %dx%d is more than %d pixels", ErrTooManyPixels, cfg.Width, cfg.Height, p.maxPixels)
-	}
-	data := make([]byte, size)
-	if n, err := r.ReadAt(data, 0); n < len(data) {
-		return nil, fmt.Errorf("media: read image: %w", err)
-	}
-	return p.process(ctx, data, mt)
+	defer release()
+	return p.process(ctx, r, size, mt)
 }
-
-// acquire waits for a free worker slot or ctx's end.
-func (p *Processor) acquire(ctx context.Context) error {
-	select {
-	case p.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (p *Processor) release() { <-p.sem }
 
 // Process decodes data (of type mt, see IsImage), reads its metadata and
-// makes its sizes. It waits for a free worker slot or ctx's end.
+// makes its sizes. It applies the limits of ProcessFile but, not being an
+// upload, is never refused for a full queue: it waits for a worker and
+// budget or ctx's end.
 func (p *Processor) Process(ctx context.Context, data []byte, mt string) (*ImageInfo, error) {
-	if err := p.acquire(ctx); err != nil {
+	r := bytes.NewReader(data)
+	cost, err := p.admit(r, int64(len(data)))
+	if err != nil {
 		return nil, err
 	}
-	defer p.release()
-	return p.process(ctx, data, mt)
+	release, err := p.acquire(ctx, cost)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return p.process(ctx, r, int64(len(data)), mt)
 }
 
-// process is Process once a worker slot is held.
-func (p *Processor) process(ctx context.Context, data []byte, mt string) (*ImageInfo, error) {
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+// admit reads the image's header and returns its estimated decoding cost,
+// or why it is refused.
+func (p *Processor) admit(r io.ReaderAt, size int64) (int64, error) {
+	cfg, format, err := image.DecodeConfig(bufio.NewReader(io.NewSectionReader(r, 0, size)))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
+		return 0, fmt.Errorf("%w: %w", ErrBadImage, err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, ErrBadImage
+		return 0, ErrBadImage
 	}
 	if p.maxPixels > 0 && int64(cfg.Width)*int64(cfg.Height) > p.maxPixels {
-		return nil, fmt.Errorf("%w: %dx%d is more than %d pixels", ErrTooManyPixels, cfg.Width, cfg.Height, p.maxPixels)
+		return 0, fmt.Errorf("%w: %dx%d is more than %d pixels", ErrTooManyPixels, cfg.Width, cfg.Height, p.maxPixels)
 	}
+	cost := DecodeCost(r, size, cfg, format)
+	if p.limit > 0 && cost > p.limit {
+		return 0, fmt.Errorf("%w: %dx%d needs about %d MiB, the budget is %d MiB", ErrOverBudget, cfg.Width, cfg.Height, cost>>20, p.limit>>20)
+	}
+	return cost, nil
+}
+
+// acquire waits for a worker and cost bytes of the budget, or ctx's end;
+// release gives both back.
+func (p *Processor) acquire(ctx context.Context, cost int64) (release func(), err error) {
+	select {
+	case p.workers <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if p.budget != nil {
+		if err := p.budget.Acquire(ctx, cost); err != nil {
+			<-p.workers
+			return nil, err
+		}
+	}
+	return func() {
+		if p.budget != nil {
+			p.budget.Release(cost)
+		}
+		<-p.workers
+	}, nil
+}
+
+// process decodes the size bytes of r once a worker and budget are held.
+func (p *Processor) process(ctx context.Context, r io.ReaderAt, size int64, mt string) (*ImageInfo, error) {
 	info := &ImageInfo{Meta: ImageMeta{Aperture: "0", CreatedTimestamp: "0", FocalLength: "0", ISO: "0", ShutterSpeed: "0", Orientation: "0", Keywords: []string{}}}
 	orientation := 1
 	if mt == "image/jpeg" {
-		if x, err := exif.Decode(bytes.NewReader(data)); err == nil {
+		head := make([]byte, min(size, metaHeadSize))
+		n, _ := r.ReadAt(head, 0)
+		head = head[:n]
+		if x, err := exif.Decode(bytes.NewReader(head)); err == nil {
 			orientation = readExif(x, &info.Meta)
 		}
-		if x, ok := ReadIPTC(data); ok {
+		if x, ok := ReadIPTC(head); ok {
 			applyIPTC(x, &info.Meta)
 		}
 	}
-	img, _, err := image.Decode(bytes.NewReader(data))
+	img, _, err := image.Decode(bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
 	}
@@ -226,7 +305,7 @@ func (p *Processor) process(ctx context.Context, data []byte, mt string) (*Image
 		sx, sy := (b.Dx()-cw)/2, (b.Dy()-ch)/2
 		rawSrc := image.Rect(sx, sy, sx+cw, sy+ch).Add(b.Min)
 		scaled := image.NewRGBA(image.Rect(0, 0, rw, rh))
-		draw.CatmullRom.Scale(scaled, scaled.Bounds(), img, rawSrc, draw.Src, nil)
+		Scale(scaled, img, rawSrc)
 		enc, err := encode(orient(scaled, orientation), outMime)
 		if err != nil {
 			return nil, fmt.Errorf("media: encode %s size: %w", s.Name, err)

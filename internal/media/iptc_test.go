@@ -96,7 +96,7 @@ func TestReadIPTCFromAPP13(t *testing.T) {
 }
 
 func TestProcessReadsIPTCIntoImageMeta(t *testing.T) {
-	p := media.NewProcessor(50_000_000, 1)
+	p := media.NewProcessor(media.ProcessorConfig{MaxPixels: 50_000_000, Workers: 1})
 	seg := app13(
 		iptcDataset(5, "Harbour at dawn"),
 		iptcDataset(120, "Boats leaving the harbour."),

@@ -101,18 +101,25 @@ func TestTypesCheckSniffsContent(t *testing.T) {
 		{"notes.txt", []byte("hello"), "notes.txt", "text/plain", nil},
 		{"empty.txt", nil, "", "", media.ErrEmptyFile},
 		// Not on the allowlist.
-		{"page.html", []byte("<html></html>"), "", "", media.ErrTypeNotAllowed},
-		{"logo.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), "", "", media.ErrTypeNotAllowed},
 		{"setup.exe", []byte("MZ\x90\x00"), "", "", media.ErrTypeNotAllowed},
 		{"noext", []byte("hello"), "", "", media.ErrTypeNotAllowed},
-		// Allowed extensions with refused content.
-		{"evil.txt", []byte("<html><script>alert(1)</script></html>"), "", "", media.ErrTypeNotAllowed},
-		{"evil.png", []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script/></svg>`), "", "", media.ErrTypeNotAllowed},
-		{"evil.pdf", []byte("\x7fELF\x02\x01\x01"), "", "", media.ErrTypeNotAllowed},
-		{"run.csv", []byte("#!/bin/sh\nrm -rf /"), "", "", media.ErrTypeNotAllowed},
+		{"page.html", []byte("<html></html>"), "", "", media.ErrTypeNotAllowed},
+		{"logo.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), "", "", media.ErrTypeNotAllowed},
+		// Allowed extensions with content of an active kind they do not
+		// declare.
+		{"evil.txt", []byte("<html><script>alert(1)</script></html>"), "", "", media.ErrSniffedType},
+		{"evil.png", []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script/></svg>`), "", "", media.ErrSniffedType},
+		{"evil.jpg", []byte(`<!DOCTYPE html><img src=x onerror=alert(1)>`), "", "", media.ErrSniffedType},
+		{"evil.gif", []byte(`<?xml version="1.0"?><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>`), "", "", media.ErrSniffedType},
+		{"feed.txt", []byte(`<?xml version="1.0"?><?xml-stylesheet href="x.xsl"?><r/>`), "", "", media.ErrSniffedType},
+		{"movie.mp4", []byte("FWS\x0a\x10\x00\x00\x00\x78\x00"), "", "", media.ErrSniffedType},
+		{"evil.pdf", []byte("\x7fELF\x02\x01\x01"), "", "", media.ErrSniffedType},
+		{"run.csv", []byte("#!/bin/sh\nrm -rf /"), "", "", media.ErrSniffedType},
+		// XML content under an XML type is what it says.
+		{"subs.dfxp", []byte(`<?xml version="1.0"?><tt xmlns="http://www.w3.org/ns/ttml"/>`), "subs.dfxp", "application/ttaf+xml", nil},
 	}
 	for _, tc := range cases {
-		name, mt, err := types.Check(tc.name, tc.data)
+		name, mt, err := types.Check(tc.name, tc.data, true)
 		if !errors.Is(err, tc.wantErr) || name != tc.want || mt != tc.mime {
 			t.Errorf("Check(%q) = %q, %q, %v; want %q, %q, %v", tc.name, name, mt, err, tc.want, tc.mime, tc.wantErr)
 		}
@@ -122,21 +129,77 @@ func TestTypesCheckSniffsContent(t *testing.T) {
 	}
 }
 
+func TestTypesActiveTypesNeedUnfilteredHTML(t *testing.T) {
+	types, err := media.ParseTypes([]string{"png", "txt", "js", "css", "html", "htm", "xhtml", "svg", "svgz", "xml", "xsl", "swf", "dfxp=application/ttaf+xml", "mjs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := map[string][]byte{
+		"app.js": []byte("alert(1)"), "site.css": []byte("body{}"), "page.html": []byte("<html></html>"),
+		"page.htm": []byte("<html></html>"), "page.xhtml": []byte(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"/>`),
+		"logo.svg": []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), "logo.svgz": []byte("\x1f\x8b\x08"),
+		"data.xml": []byte(`<?xml version="1.0"?><r/>`), "t.xsl": []byte(`<?xml version="1.0"?><xsl:stylesheet/>`),
+		"old.swf": []byte("FWS\x0a\x10\x00\x00\x00"), "subs.dfxp": []byte(`<?xml version="1.0"?><tt/>`), "mod.mjs": []byte("export {}"),
+	}
+	for name, data := range active {
+		if _, _, err := types.Check(name, data, false); !errors.Is(err, media.ErrActiveType) {
+			t.Errorf("untrusted %s: %v, want ErrActiveType", name, err)
+		}
+		if _, _, err := types.Check(name, data, true); err != nil {
+			t.Errorf("trusted %s (on the allowlist): %v", name, err)
+		}
+	}
+	// Active extensions are refused for untrusted callers even when the
+	// allowlist does not have them, and server-side scripts for everyone.
+	def := media.DefaultTypes()
+	for _, name := range []string{"x.php", "x.phtml", "x.php5", "x.phar", "x.shtml", "x.svg", "x.html", "x.js", "x.css"} {
+		if _, _, err := def.Check(name, []byte("x"), false); !errors.Is(err, media.ErrActiveType) {
+			t.Errorf("untrusted %s: %v, want ErrActiveType", name, err)
+		}
+	}
+	for _, name := range []string{"x.php", "x.phtml", "x.php7", "x.phar", "x.shtml"} {
+		if _, _, err := def.Check(name, []byte("<?php echo 1;"), true); !errors.Is(err, media.ErrActiveType) {
+			t.Errorf("trusted %s: %v, want ErrActiveType", name, err)
+		}
+	}
+	for _, bad := range []string{"php", "phtml=text/plain", "phar", "shtml"} {
+		if _, err := media.ParseTypes([]string{bad}); err == nil {
+			t.Errorf("ParseTypes(%q) accepted a server-side script", bad)
+		}
+	}
+	// Plain files stay allowed for everyone.
+	if _, _, err := types.Check("a.txt", []byte("hello"), false); err != nil {
+		t.Errorf("untrusted txt: %v", err)
+	}
+}
+
+func TestServedInlineOnlyForMediaAndPDF(t *testing.T) {
+	for mt, want := range map[string]bool{
+		"image/png": true, "image/jpeg": true, "video/mp4": true, "audio/mpeg": true, "application/pdf": true,
+		"image/svg+xml": false, "text/html": false, "text/plain": false, "application/javascript": false,
+		"text/css": false, "application/zip": false, "application/ttaf+xml": false, "application/octet-stream": false,
+	} {
+		if got := media.ServedInline(mt); got != want {
+			t.Errorf("ServedInline(%s) = %v, want %v", mt, got, want)
+		}
+	}
+}
+
 func TestTypesAllowlistIsConfigurable(t *testing.T) {
 	types, err := media.ParseTypes([]string{"png", "html", "svg", "dat=application/x-folio"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := types.Check("a.html", []byte("<html></html>")); err != nil {
+	if _, _, err := types.Check("a.html", []byte("<html></html>"), true); err != nil {
 		t.Errorf("html opted in: %v", err)
 	}
-	if _, mt, err := types.Check("a.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)); err != nil || mt != "image/svg+xml" {
+	if _, mt, err := types.Check("a.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), true); err != nil || mt != "image/svg+xml" {
 		t.Errorf("svg opted in: %q %v", mt, err)
 	}
-	if _, mt, err := types.Check("x.dat", []byte("data")); err != nil || mt != "application/x-folio" {
+	if _, mt, err := types.Check("x.dat", []byte("data"), false); err != nil || mt != "application/x-folio" {
 		t.Errorf("custom type: %q %v", mt, err)
 	}
-	if _, _, err := types.Check("a.jpg", jpegBytes(t, 4, 4)); !errors.Is(err, media.ErrTypeNotAllowed) {
+	if _, _, err := types.Check("a.jpg", jpegBytes(t, 4, 4), true); !errors.Is(err, media.ErrTypeNotAllowed) {
 		t.Errorf("jpg not in the list: %v", err)
 	}
 	for _, bad := range []string{"", "weird", "x=notamime", "a/b"} {
@@ -152,7 +215,7 @@ type sizeWant struct {
 }
 
 func TestProcessGeneratesSizesNeverUpscaled(t *testing.T) {
-	p := media.NewProcessor(50_000_000, 2)
+	p := media.NewProcessor(media.ProcessorConfig{MaxPixels: 50_000_000, Workers: 2})
 	ctx := context.Background()
 	cases := []struct {
 		what  string
@@ -218,7 +281,7 @@ var (
 )
 
 func TestProcessHonoursExifOrientation(t *testing.T) {
-	p := media.NewProcessor(50_000_000, 1)
+	p := media.NewProcessor(media.ProcessorConfig{MaxPixels: 50_000_000, Workers: 1})
 	// Stored 400×200, left half red; orientation 6 = turn 90° clockwise,
 	// so it displays 200×400 with red on top.
 	info, err := p.Process(context.Background(), jpegWithOrientation(t, 400, 200, 6), "image/jpeg")
@@ -254,7 +317,7 @@ func TestProcessHonoursExifOrientation(t *testing.T) {
 }
 
 func TestProcessRefusesDecompressionBombs(t *testing.T) {
-	p := media.NewProcessor(1_000_000, 1)
+	p := media.NewProcessor(media.ProcessorConfig{MaxPixels: 1_000_000, Workers: 1})
 	_, err := p.Process(context.Background(), pngClaiming(t, 50000, 50000), "image/png")
 	if !errors.Is(err, media.ErrTooManyPixels) {
 		t.Fatalf("err = %v, want ErrTooManyPixels", err)
@@ -266,7 +329,7 @@ func TestProcessRefusesDecompressionBombs(t *testing.T) {
 }
 
 func TestProcessSemaphoreBoundsConcurrency(t *testing.T) {
-	p := media.NewProcessor(50_000_000, 1)
+	p := media.NewProcessor(media.ProcessorConfig{MaxPixels: 50_000_000, Workers: 1})
 	data := pngBytes(t, 600, 600)
 	// With one slot taken, a request whose context ends gives up waiting.
 	var wg sync.WaitGroup

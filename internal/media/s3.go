@@ -68,13 +68,19 @@ func (s *S3) key(key string) (string, error) {
 	return path.Join(s.prefix, key), nil
 }
 
-// Put uploads r as one object.
+// Put uploads r as one object. An object of a type that is not shown in
+// place (see ServedInline) is stored with Content-Disposition: attachment,
+// so a bucket or CDN serving it directly makes browsers download it.
 func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	k, err := s.key(key)
 	if err != nil {
 		return err
 	}
-	_, err = s.client.PutObject(ctx, s.bucket, k, r, size, minio.PutObjectOptions{ContentType: contentType})
+	opts := minio.PutObjectOptions{ContentType: contentType}
+	if !ServedInline(contentType) {
+		opts.ContentDisposition = "attachment"
+	}
+	_, err = s.client.PutObject(ctx, s.bucket, k, r, size, opts)
 	if err != nil {
 		return fmt.Errorf("media: s3 put %s: %w", key, err)
 	}

@@ -10,8 +10,19 @@ import (
 )
 
 // ErrTypeNotAllowed is returned for files whose extension is not on the
-// allowlist or whose content is of a refused kind (HTML, SVG, programs).
+// allowlist.
 var ErrTypeNotAllowed = errors.New("media: file type not permitted")
+
+// ErrActiveType is returned for a file of an active type (one a browser
+// runs or renders as a document: HTML, SVG, XML, JavaScript, CSS, Flash, or
+// a server-side script) uploaded by a caller who may not post unfiltered
+// HTML.
+var ErrActiveType = errors.New("media: file type not permitted for this user")
+
+// ErrSniffedType is returned for a file whose content is of an active kind
+// (HTML, SVG, XML, Flash or a program) that its name's type does not
+// declare, such as an HTML page named photo.jpg.
+var ErrSniffedType = errors.New("media: file content does not match its type")
 
 // ErrEmptyFile is returned for an upload without bytes.
 var ErrEmptyFile = errors.New("media: file is empty")
@@ -113,10 +124,60 @@ var defaultTypes = [][2]string{
 // knownTypes maps extensions Folio knows but does not allow by default to
 // their types, so that an allowed_types entry may name just the extension.
 var knownTypes = map[string]string{
-	"htm": "text/html", "html": "text/html", "svg": "image/svg+xml", "svgz": "image/svg+xml",
+	"htm": "text/html", "html": "text/html", "xhtml": "application/xhtml+xml", "xht": "application/xhtml+xml",
+	"svg": "image/svg+xml", "svgz": "image/svg+xml",
 	"swf": "application/x-shockwave-flash", "exe": "application/x-msdownload",
-	"xml": "application/xml", "json": "application/json", "avif": "image/avif",
+	"xml": "application/xml", "xsl": "application/xslt+xml", "xslt": "application/xslt+xml",
+	"json": "application/json", "avif": "image/avif", "mjs": "text/javascript",
 	"heic": "image/heic", "flac": "audio/flac", "md": "text/markdown",
+}
+
+// activeExts are the extensions of files a browser runs or renders as a
+// document, and of scripts a web server might run: only callers who may
+// post unfiltered HTML may upload them (when the allowlist has them).
+var activeExts = map[string]bool{
+	"js": true, "mjs": true, "cjs": true, "css": true,
+	"htm": true, "html": true, "xhtml": true, "xht": true, "shtml": true, "shtm": true, "mht": true, "mhtml": true,
+	"svg": true, "svgz": true, "xml": true, "xsl": true, "xslt": true, "swf": true, "hta": true,
+}
+
+// serverScriptExts are extensions a web server in front of the uploads
+// directory might execute. They are never allowed, whatever the allowlist
+// says.
+var serverScriptExts = map[string]bool{
+	"php": true, "phtml": true, "pht": true, "phps": true, "phar": true,
+	"php3": true, "php4": true, "php5": true, "php6": true, "php7": true, "php8": true,
+	"shtml": true, "shtm": true, "cgi": true, "asp": true, "aspx": true, "jsp": true,
+}
+
+// activeMimes are the MIME types a browser runs or renders as a document.
+var activeMimes = map[string]bool{
+	"text/html": true, "application/xhtml+xml": true, "image/svg+xml": true,
+	"text/xml": true, "application/xml": true, "text/xsl": true, "application/xslt+xml": true,
+	"text/javascript": true, "application/javascript": true, "application/x-javascript": true,
+	"application/ecmascript": true, "text/ecmascript": true, "text/css": true,
+	"application/x-shockwave-flash": true, "application/x-httpd-php": true, "application/x-php": true,
+	"text/x-php": true, "multipart/x-mixed-replace": true, "message/rfc822": true, "application/hta": true,
+}
+
+// IsActiveType reports whether files of type mt are active content: a type
+// a browser executes or renders as a document (HTML, XHTML, SVG, any XML,
+// JavaScript, CSS, Flash) or a server-side script.
+func IsActiveType(mt string) bool {
+	mt = strings.ToLower(mt)
+	return activeMimes[mt] || strings.HasSuffix(mt, "+xml")
+}
+
+// ServedInline reports whether an upload of type mt may be shown by the
+// browser in place (images other than SVG, audio, video and PDF); every
+// other type is served as an attachment, to be downloaded.
+func ServedInline(mt string) bool {
+	mt = strings.ToLower(mt)
+	if IsActiveType(mt) {
+		return false
+	}
+	top, _, _ := strings.Cut(mt, "/")
+	return top == "image" || top == "audio" || top == "video" || mt == "application/pdf"
 }
 
 // Types is an allowlist of file extensions with their MIME types.
@@ -148,6 +209,9 @@ func ParseTypes(entries []string) (*Types, error) {
 		ext = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(ext), "."))
 		if ext == "" || strings.ContainsAny(ext, "/\\. ") {
 			return nil, fmt.Errorf("media type %q: want ext or ext=type/subtype", e)
+		}
+		if serverScriptExts[ext] {
+			return nil, fmt.Errorf("media type %q: server-side scripts are never accepted", e)
 		}
 		if !hasMime {
 			mt = def.byExt[ext]
@@ -215,26 +279,34 @@ var imageExt = map[string]string{
 	"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp", "image/bmp": "bmp",
 }
 
-// Check decides whether a file called name with content data may be
-// stored. It returns the name to store it under (with the extension
-// corrected when the content is another image type than the name says, as
-// the original does) and its MIME type, which comes from that extension,
-// never from the client. Content that sniffs as HTML, SVG or a program is
-// refused unless its own type is on the allowlist.
-func (t *Types) Check(name string, data []byte) (string, string, error) {
+// Check decides whether a file called name with content data (at least its
+// first 1024 bytes) may be stored. It returns the name to store it under
+// (with the extension corrected when the content is another image type
+// than the name says, as the original does) and its MIME type, which comes
+// from that extension, never from the client. trusted says whether the
+// uploader may post unfiltered HTML.
+//
+// The rules, in order: an empty file is ErrEmptyFile; a server-side script
+// extension (php, phtml, phar, ...) is never allowed, and an active type
+// (see IsActiveType: HTML, SVG, XML, JavaScript, CSS, Flash) only for
+// trusted callers: ErrActiveType; an extension not on the allowlist is
+// ErrTypeNotAllowed; content that sniffs as HTML, SVG, XML, Flash or a
+// program when the type does not declare that kind is ErrSniffedType.
+func (t *Types) Check(name string, data []byte, trusted bool) (string, string, error) {
 	if len(data) == 0 {
 		return "", "", ErrEmptyFile
 	}
+	ext := Ext(name)
 	mt, ok := t.MimeOf(name)
+	if serverScriptExts[ext] || (!trusted && (activeExts[ext] || (ok && IsActiveType(mt)))) {
+		return "", "", ErrActiveType
+	}
 	if !ok {
 		return "", "", ErrTypeNotAllowed
 	}
 	sniffed := Sniff(data)
-	switch sniffed {
-	case "text/html", "image/svg+xml", "application/x-executable":
-		if mt != sniffed {
-			return "", "", ErrTypeNotAllowed
-		}
+	if kind := activeKind(sniffed); kind != "" && !declares(mt, kind) {
+		return "", "", ErrSniffedType
 	}
 	if strings.HasPrefix(mt, "image/") {
 		if ext, isImage := imageExt[sniffed]; isImage && sniffed != mt {
@@ -249,8 +321,47 @@ func (t *Types) Check(name string, data []byte) (string, string, error) {
 	return name, mt, nil
 }
 
+// activeKind classifies a sniffed type: "html", "svg", "xml", "flash" or
+// "program" for content a browser or a system would run or render, "" for
+// anything else.
+func activeKind(sniffed string) string {
+	switch sniffed {
+	case "text/html":
+		return "html"
+	case "image/svg+xml":
+		return "svg"
+	case "text/xml", "application/xml":
+		return "xml"
+	case "application/x-shockwave-flash":
+		return "flash"
+	case "application/x-executable":
+		return "program"
+	}
+	return ""
+}
+
+// declares reports whether content of the active kind may be stored under
+// the type mt: HTML as an HTML type, SVG as SVG, XML as any XML type,
+// Flash and programs only under their own types.
+func declares(mt, kind string) bool {
+	switch kind {
+	case "html":
+		return mt == "text/html" || mt == "application/xhtml+xml"
+	case "svg":
+		return mt == "image/svg+xml"
+	case "xml":
+		return mt == "text/xml" || mt == "application/xml" || strings.HasSuffix(mt, "+xml") || mt == "text/xsl"
+	case "flash":
+		return mt == "application/x-shockwave-flash"
+	case "program":
+		return mt == "application/x-executable" || mt == "application/x-msdownload"
+	}
+	return false
+}
+
 // Sniff returns the detected type of data: net/http's content sniffing,
-// extended with SVG, WebP and program (executable and script) detection.
+// extended with SVG, WebP, Flash and program (executable and script)
+// detection.
 func Sniff(data []byte) string {
 	head := data
 	if len(head) > 1024 {
@@ -264,6 +375,10 @@ func Sniff(data []byte) string {
 		return "application/x-executable"
 	case len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP":
 		return "image/webp"
+	case len(head) >= 8 && (string(head[:3]) == "FWS" || string(head[:3]) == "CWS" || string(head[:3]) == "ZWS") && head[3] < 64 && head[7] == 0:
+		// A signature, a version byte and a little-endian file length
+		// under 16 MiB.
+		return "application/x-shockwave-flash"
 	}
 	ct := http.DetectContentType(head)
 	mt, _, _ := strings.Cut(ct, ";")
@@ -278,6 +393,9 @@ func Sniff(data []byte) string {
 		}
 		if bytes.HasPrefix(trimmed, []byte("<?xml")) && bytes.Contains(lower, []byte("http://www.w3.org/1999/xhtml")) {
 			return "text/html"
+		}
+		if bytes.HasPrefix(trimmed, []byte("<?xml")) {
+			return "text/xml"
 		}
 	}
 	return mt

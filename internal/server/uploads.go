@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"path"
 	"strings"
@@ -23,7 +24,12 @@ const UploadsPrefix = "/uploads/"
 // callers who cannot read that post (the request is authenticated as API
 // requests are). Responses carry the type of the file's extension,
 // X-Content-Type-Options: nosniff, and the ETag, Range and 304 handling of
-// http.ServeContent.
+// http.ServeContent. Only images (not SVG), audio, video and PDF are shown
+// in place: every other type is sent with Content-Disposition: attachment,
+// so it is downloaded, never rendered in the site's origin. Everything but
+// PDF (whose viewer a sandbox blocks) also gets Content-Security-Policy:
+// sandbox, so a file opened directly runs no script with the site's origin
+// even in a browser that ignores the other two.
 func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -70,10 +76,14 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 		ctype = "application/octet-stream"
 	}
 	h.Set("Content-Type", ctype)
-	switch ctype {
-	case "text/html", "image/svg+xml", "application/xml", "text/xml":
-		// Active content never runs in the site's origin.
-		h.Set("Content-Disposition", "attachment")
+	if !media.ServedInline(ctype) {
+		d := mime.FormatMediaType("attachment", map[string]string{"filename": path.Base(key)})
+		if d == "" {
+			d = "attachment"
+		}
+		h.Set("Content-Disposition", d)
+	}
+	if ctype != "application/pdf" {
 		h.Set("Content-Security-Policy", "sandbox")
 	}
 	if s.site.CanRead(ctx, nil, p) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -24,8 +25,12 @@ type uploadsFixture struct {
 	pass map[string]string
 }
 
-func newUploadsFixture(t *testing.T) *uploadsFixture {
-	s, _ := newTestServer(t, nil)
+func newUploadsFixture(t *testing.T, mod ...func(*config.Config)) *uploadsFixture {
+	s, _ := newTestServer(t, func(c *config.Config) {
+		for _, m := range mod {
+			m(c)
+		}
+	})
 	f := &uploadsFixture{t: t, s: s, pass: map[string]string{}}
 	ctx := context.Background()
 	for _, role := range []string{"editor", "subscriber"} {

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/store"
@@ -106,6 +107,12 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds bodies of Route.Upload routes (default 64 MiB).
 	MaxUploadBytes int64
+	// UploadGrace and UploadMinRate set the minimum-rate rule of upload
+	// bodies (see uploadDeadline): the body of a Route.Upload request may
+	// take UploadGrace (default 60 s, the HTTP server's read timeout) plus
+	// one second per UploadMinRate bytes received (default 32 KiB/s).
+	UploadGrace   time.Duration
+	UploadMinRate int64
 	// DisableJSONP makes _jsonp fail with rest_callback_disabled.
 	DisableJSONP bool
 	// Authenticate returns the caller (nil, nil = anonymous). An error
@@ -180,6 +187,12 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = 64 << 20
+	}
+	if cfg.UploadGrace <= 0 {
+		cfg.UploadGrace = 60 * time.Second
+	}
+	if cfg.UploadMinRate <= 0 {
+		cfg.UploadMinRate = 32 << 10
 	}
 	if cfg.HelpURL == "" {
 		cfg.HelpURL = "https://developer.wordpress.org/rest-api/"

@@ -3,12 +3,14 @@ package rest
 import (
 	"crypto/md5"
 	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"net/http"
 	"net/textproto"
 	"net/url"
 	"os"
+	"time"
 )
 
 // UploadHeadSize is how many leading bytes of an upload UploadFile.Head
@@ -120,12 +122,18 @@ func (s *Server) uploadTemp(req *Request) (*os.File, error) {
 }
 
 // uploadError turns a failure while streaming an upload body into the
-// API error: 413 past the size limit, 500 when the temporary file could
-// not be written, else 400 (a body that broke off or does not parse).
+// API error: 413 past the size limit, 408 when the body came slower than
+// the minimum rate (see uploadDeadline), 500 when the temporary file
+// could not be written, else 400 (a body that broke off or does not
+// parse).
 func (s *Server) uploadError(req *Request, err error, parse string) *Error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return NewError("rest_request_too_large", http.StatusRequestEntityTooLarge, msgTooLarge)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return NewError("rest_upload_timeout", http.StatusRequestTimeout, fmt.Sprintf(
+			"The upload was too slow: a file must arrive within %s plus one second per %d bytes.", s.cfg.UploadGrace, s.cfg.UploadMinRate))
 	}
 	var we *errUploadWrite
 	if errors.As(err, &we) {
@@ -149,9 +157,85 @@ func (s *Server) spool(req *Request, body io.Reader, parse string) (*UploadFile,
 	return up, nil
 }
 
+// uploadDeadline enforces the minimum-rate rule on an upload body. The
+// HTTP server reads a whole request within its read timeout (60 s), which
+// would cut off any upload slower than max_upload_bytes per minute. While
+// an upload body is read, the connection's read deadline is instead
+// grace plus one second per rate bytes received so far, counted from the
+// start of the body: a client may pause or start slowly, but must keep an
+// average of rate bytes per second over the body, and the body can never
+// take longer than grace + limit/rate. The write deadline follows, grace
+// later, so that the answer (413, 408, or the upload's) can still be sent.
+// A ResponseWriter that cannot set deadlines (a test recorder) leaves the
+// server's timeouts as they are.
+type uploadDeadline struct {
+	body  io.ReadCloser
+	rc    *http.ResponseController
+	start time.Time
+	grace time.Duration
+	rate  int64
+	// end is the latest deadline, set is the one set last.
+	end, set time.Time
+	n        int64
+	ok       bool
+}
+
+// limitUploadRate puts the minimum-rate rule on r's body, bounded by limit
+// bytes.
+func (s *Server) limitUploadRate(w http.ResponseWriter, r *http.Request, limit int64) *uploadDeadline {
+	d := &uploadDeadline{body: r.Body, rc: http.NewResponseController(w), start: time.Now(), grace: s.cfg.UploadGrace, rate: s.cfg.UploadMinRate}
+	d.end = d.start.Add(d.grace + d.allowance(limit))
+	d.ok = d.extend(d.start.Add(d.grace)) == nil
+	r.Body = d
+	return d
+}
+
+// allowance is the time n bytes may take at the minimum rate.
+func (d *uploadDeadline) allowance(n int64) time.Duration {
+	return time.Duration(float64(n) / float64(d.rate) * float64(time.Second))
+}
+
+// extend sets the read deadline to t and the write deadline grace later.
+func (d *uploadDeadline) extend(t time.Time) error {
+	d.set = t
+	if err := d.rc.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return d.rc.SetWriteDeadline(t.Add(d.grace))
+}
+
+// Read reads from the body and moves the deadline by what arrived (in
+// steps of at least a second, or a quarter of grace when that is shorter,
+// to keep timer updates rare).
+func (d *uploadDeadline) Read(p []byte) (int, error) {
+	n, err := d.body.Read(p)
+	if n > 0 && d.ok {
+		d.n += int64(n)
+		t := d.start.Add(d.grace + d.allowance(d.n))
+		if t.After(d.end) {
+			t = d.end
+		}
+		if t.Sub(d.set) >= min(time.Second, d.grace/4) {
+			_ = d.extend(t)
+		}
+	}
+	return n, err
+}
+
+// Close closes the body.
+func (d *uploadDeadline) Close() error { return d.body.Close() }
+
+// done gives the handler grace to process the received upload and answer.
+func (d *uploadDeadline) done() {
+	if d.ok {
+		_ = d.rc.SetWriteDeadline(time.Now().Add(d.grace))
+	}
+}
+
 // streamRawUpload streams the raw body of an upload request (bounded by
 // limit) into req.Upload.
 func (s *Server) streamRawUpload(w http.ResponseWriter, r *http.Request, req *Request, limit int64) *Error {
+	defer s.limitUploadRate(w, r, limit).done()
 	up, e := s.spool(req, http.MaxBytesReader(w, r.Body, limit), "The request body could not be read.")
 	if e != nil {
 		return e
@@ -166,6 +250,7 @@ func (s *Server) streamRawUpload(w http.ResponseWriter, r *http.Request, req *Re
 // into req.Upload, other file parts are skipped.
 func (s *Server) streamMultipartUpload(w http.ResponseWriter, r *http.Request, req *Request, limit int64) *Error {
 	const parse = "The multipart body could not be parsed."
+	defer s.limitUploadRate(w, r, limit).done()
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err := r.MultipartReader()
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 
 // uploadServer has one Upload route whose temporary files go to dir; its
 // handler reports what it got and whether the file was still in place.
-func uploadServer(t *testing.T, dir string) *rest.Server {
+func uploadServer(t testing.TB, dir string) *rest.Server {
 	t.Helper()
 	s := rest.NewServer(rest.Config{MaxBodyBytes: 64, MaxUploadBytes: 4096,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

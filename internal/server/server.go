@@ -184,6 +184,9 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		SiteURL:         cfg.Site.URL,
 		MaxBodyBytes:    cfg.Limits.MaxBodyBytes,
 		MaxUploadBytes:  cfg.Limits.MaxUploadBytes,
+		// Upload bodies may outlast ReadTimeout at upload_min_rate.
+		UploadGrace:     ReadTimeout,
+		UploadMinRate:   cfg.Limits.UploadMinRate,
 		Authenticate:    authenticate,
 		ResponseHeaders: sessions.ResponseHeaders,
 		CORS: rest.CORS{

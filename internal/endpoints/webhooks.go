@@ -44,7 +44,7 @@ func RegisterWebhooks(rs *rest.Server, site *content.Site, svc *webhooks.Service
 		&schema.Property{Name: "status", Description: "pending, delivered or failed.", Type: "string", Enum: []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed}, Context: V | E, Readonly: true},
 		&schema.Property{Name: "attempts", Description: "Attempts made so far.", Type: "integer", Context: V | E, Readonly: true},
 		&schema.Property{Name: "last_status", Description: "HTTP status of the last attempt (0 when no response).", Type: "integer", Context: V | E, Readonly: true},
-		&schema.Property{Name: "last_error", Description: "Error of the last attempt.", Type: "string", Context: V | E, Readonly: true},
+		&schema.Property{Name: "last_error", Description: "Error class of the last attempt: http_<status>, timeout, refused, reset, unreachable, dns, tls, connection, blocked_target, invalid_url, inactive or render; never the receiver's own text.", Type: "string", Context: V | E, Readonly: true},
 		&schema.Property{Name: "next_attempt_gmt", Description: "When a pending delivery is tried next, as GMT.", Type: "string", Format: "date-time", Context: V | E, Readonly: true},
 		&schema.Property{Name: "date_gmt", Description: "When the event occurred, as GMT.", Type: "string", Format: "date-time", Context: V | E, Readonly: true},
 		&schema.Property{Name: "completed_gmt", Description: "When the delivery succeeded or was given up, as GMT.", Type: "string", Format: "date-time", Context: V | E, Readonly: true},

@@ -57,6 +57,7 @@ func runSteps(t *testing.T, e *env, steps []step) {
 func allEvents(c *config.Config) {
 	c.Site.ShowAvatars = true
 	c.Webhooks = []config.Webhook{{Name: "all", URL: "http://127.0.0.1:9/", Events: []string{"*"}}}
+	c.Server.WebhookPrivateTargets = true // a local receiver
 }
 
 func TestTermHooksAndEvents(t *testing.T) {

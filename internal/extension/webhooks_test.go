@@ -37,6 +37,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	defer recv.Close()
 	e := newEnv(t, func(c *config.Config) {
 		c.Webhooks = []config.Webhook{{Name: "ci", URL: recv.URL, Events: []string{"*"}, Secret: "from-config"}}
+		c.Server.WebhookPrivateTargets = true // the receiver listens on 127.0.0.1
 	}, moodExtension())
 
 	// Admin only.

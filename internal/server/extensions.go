@@ -63,12 +63,13 @@ func newExtensionAPI(cfg *config.Config, logger *slog.Logger, exts []extension.E
 // extensions' routes, and fires rest_api_init.
 func (s *Server) startExtensions(ctx context.Context, api *extension.API, rs *rest.Server, site *content.Site, st store.Store) error {
 	s.ext = api
-	svc := &webhooks.Service{Store: st}
+	targets := webhooks.Guard{AllowPrivate: s.cfg.Server.WebhookPrivateTargets}
+	svc := &webhooks.Service{Store: st, Targets: targets}
 	if err := svc.SyncConfig(ctx, s.cfg.Webhooks); err != nil {
 		return fmt.Errorf("webhooks: %w", err)
 	}
 	endpoints.RegisterWebhooks(rs, site, svc)
-	w := &webhooks.Worker{Store: st, Render: webhooks.APIRenderer(rs, site), Logger: s.logger}
+	w := &webhooks.Worker{Store: st, Render: webhooks.APIRenderer(rs, site), Logger: s.logger, Targets: targets}
 	w.Init()
 	em := &webhooks.Emitter{Notify: w.Wake}
 	api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: "webhooks_outbox", Priority: 1000,

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -80,6 +79,9 @@ func ValidEventName(name string) bool {
 type Service struct {
 	Store store.OutboxStore
 	Now   func() time.Time
+	// Targets decides which URLs a webhook may have (its zero value
+	// refuses local and private targets).
+	Targets Guard
 }
 
 // Error is a validation error of the service; Code and Message are the
@@ -104,14 +106,6 @@ func (s *Service) now() time.Time {
 		return s.Now().UTC()
 	}
 	return time.Now().UTC()
-}
-
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &Error{Code: "rest_invalid_param", Message: "url must be an absolute http or https URL.", Param: "url"}
-	}
-	return nil
 }
 
 func checkEvents(events []string) error {
@@ -143,7 +137,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*store.Webhook, error) 
 	if in.Events == nil {
 		in.Events = []string{"*"}
 	}
-	if err := apply(w, in); err != nil {
+	if err := s.apply(ctx, w, in); err != nil {
 		return nil, err
 	}
 	if w.Secret == "" {
@@ -156,9 +150,9 @@ func (s *Service) Create(ctx context.Context, in Input) (*store.Webhook, error) 
 	return w, nil
 }
 
-func apply(w *store.Webhook, in Input) error {
+func (s *Service) apply(ctx context.Context, w *store.Webhook, in Input) error {
 	if in.URL != nil {
-		if err := checkURL(*in.URL); err != nil {
+		if err := s.Targets.CheckURL(ctx, *in.URL); err != nil {
 			return err
 		}
 		w.URL = *in.URL
@@ -181,7 +175,7 @@ func apply(w *store.Webhook, in Input) error {
 // Update applies in to the webhook old.
 func (s *Service) Update(ctx context.Context, old *store.Webhook, in Input) (*store.Webhook, error) {
 	w := *old
-	if err := apply(&w, in); err != nil {
+	if err := s.apply(ctx, &w, in); err != nil {
 		return nil, err
 	}
 	if w.Secret == "" {
@@ -222,7 +216,10 @@ func (s *Service) Deliveries(ctx context.Context, id int64, limit int) ([]*store
 }
 
 // SyncConfig creates or updates the webhooks declared in the config file,
-// keyed by name.
+// keyed by name. A hook whose URL Targets refuses (a loopback, private or
+// metadata target without [server] webhook_private_targets) is an error,
+// so that the server does not start with a webhook that could never
+// deliver.
 func (s *Service) SyncConfig(ctx context.Context, hooks []config.Webhook) error {
 	if len(hooks) == 0 {
 		return nil
@@ -236,6 +233,13 @@ func (s *Service) SyncConfig(ctx context.Context, hooks []config.Webhook) error 
 			return err
 		}
 		if err := checkEvents(h.Events); err != nil {
+			return fmt.Errorf("webhook %q: %w", h.Name, err)
+		}
+		if err := s.Targets.CheckURL(ctx, h.URL); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return fmt.Errorf("webhook %q: %s", h.Name, e.Message)
+			}
 			return fmt.Errorf("webhook %q: %w", h.Name, err)
 		}
 		var cur *store.Webhook

@@ -18,6 +18,9 @@ import (
 	"github.com/folio-server/folio/internal/webhooks"
 )
 
+// local lets the tests' receivers (on 127.0.0.1) be delivered to.
+var local = webhooks.Guard{AllowPrivate: true}
+
 func openDB(t *testing.T, path string) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
@@ -150,7 +153,7 @@ func TestDeliveryIsSignedAndCarriesTheIdempotencyKey(t *testing.T) {
 	h := addHook(t, db, rc.srv.URL, "post.published")
 	other := addHook(t, db, rc.srv.URL, "page.created")
 	emit(t, db, publishedPost(7))
-	w := &webhooks.Worker{Store: db, Render: func(ctx context.Context, ev *store.WebhookEvent) (json.RawMessage, error) {
+	w := &webhooks.Worker{Targets: local, Store: db, Render: func(ctx context.Context, ev *store.WebhookEvent) (json.RawMessage, error) {
 		return json.RawMessage(`{"id":7,"rendered":true}`), nil
 	}}
 	if _, err := w.RunOnce(context.Background()); err != nil {
@@ -188,7 +191,7 @@ func TestDeletedRecordIsSentAsItsSnapshotWithoutSecrets(t *testing.T) {
 	rc := newReceiver(t, nil)
 	addHook(t, db, rc.srv.URL, "*")
 	emit(t, db, content.Change{Kind: "user", Action: "deleted", ID: 3, Record: &store.User{ID: 3, Login: "bob", PassHash: "$2a$secret"}})
-	w := &webhooks.Worker{Store: db, Render: func(ctx context.Context, ev *store.WebhookEvent) (json.RawMessage, error) {
+	w := &webhooks.Worker{Targets: local, Store: db, Render: func(ctx context.Context, ev *store.WebhookEvent) (json.RawMessage, error) {
 		t.Error("a deleted record must not be rendered")
 		return nil, nil
 	}}
@@ -219,7 +222,7 @@ func TestRetryWithBackoffAfterReceiverFailure(t *testing.T) {
 	emit(t, db, publishedPost(1))
 	now := time.Now()
 	var waits []time.Duration
-	w := &webhooks.Worker{Store: db, Now: func() time.Time { return now },
+	w := &webhooks.Worker{Targets: local, Store: db, Now: func() time.Time { return now },
 		Backoff: func(n int) time.Duration { d := webhooks.DefaultBackoff(n); waits = append(waits, d); return d }}
 	for i := 0; i < 3; i++ {
 		if _, err := w.RunOnce(context.Background()); err != nil {
@@ -253,7 +256,7 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	rc := newReceiver(t, func(int) int { return 500 })
 	h := addHook(t, db, rc.srv.URL, "post.created")
 	emit(t, db, publishedPost(1))
-	w := &webhooks.Worker{Store: db, MaxAttempts: 2, Backoff: func(int) time.Duration { return 0 }}
+	w := &webhooks.Worker{Targets: local, Store: db, MaxAttempts: 2, Backoff: func(int) time.Duration { return 0 }}
 	for i := 0; i < 4; i++ {
 		if _, err := w.RunOnce(context.Background()); err != nil {
 			t.Fatal(err)
@@ -274,7 +277,7 @@ func TestNoLossAcrossRestartMidDelivery(t *testing.T) {
 	emit(t, db, content.Change{Kind: "post", Type: "post", Action: "created", ID: 1, Record: &store.Post{ID: 1, Status: "draft"}})
 	// Node A claims the delivery and dies while the request is in flight.
 	ctx, crash := context.WithCancel(context.Background())
-	a := &webhooks.Worker{Store: db, Owner: "a", Lease: 300 * time.Millisecond}
+	a := &webhooks.Worker{Targets: local, Store: db, Owner: "a", Lease: 300 * time.Millisecond}
 	done := make(chan struct{})
 	go func() { _, _ = a.RunOnce(ctx); close(done) }()
 	for rc.count() == 0 {
@@ -287,7 +290,7 @@ func TestNoLossAcrossRestartMidDelivery(t *testing.T) {
 	// The process restarts on the same database.
 	db2 := openDB(t, path)
 	defer db2.Close()
-	b := &webhooks.Worker{Store: db2, Owner: "b"}
+	b := &webhooks.Worker{Targets: local, Store: db2, Owner: "b"}
 	if n, _ := b.RunOnce(context.Background()); n != 0 {
 		t.Fatal("the delivery was claimable while the crashed worker's lease was live")
 	}
@@ -322,7 +325,7 @@ func TestNoDuplicateDeliveryWithTwoNodes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &webhooks.Worker{Store: db, Owner: []string{"node1", "node2"}[i], Batch: 3}
+			w := &webhooks.Worker{Targets: local, Store: db, Owner: []string{"node1", "node2"}[i], Batch: 3}
 			for claimed.Load() < events {
 				n, err := w.RunOnce(context.Background())
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -86,8 +87,11 @@ type Worker struct {
 	Render Renderer
 	// Owner names the worker in leases; it must be unique per process.
 	Owner string
-	// Client sends the requests (default: a client with a 10 s timeout).
-	Client *http.Client
+	// Targets decides which addresses deliveries may connect to (its zero
+	// value refuses local and private targets).
+	Targets Guard
+	// Timeout bounds each delivery request (default 10 s).
+	Timeout time.Duration
 	// Lease is how long a claim lasts (default 2 minutes): longer than a
 	// request can take, so that no live worker loses its delivery.
 	Lease time.Duration
@@ -105,7 +109,8 @@ type Worker struct {
 	Now     func() time.Time
 	Logger  *slog.Logger
 
-	wake chan struct{}
+	wake   chan struct{}
+	client *http.Client
 }
 
 // DefaultBackoff is exponential: 10 s, 20 s, 40 s, ... capped at an hour.
@@ -118,8 +123,11 @@ func DefaultBackoff(attempts int) time.Duration {
 }
 
 func (w *Worker) defaults() {
-	if w.Client == nil {
-		w.Client = &http.Client{Timeout: 10 * time.Second}
+	if w.Timeout <= 0 {
+		w.Timeout = 10 * time.Second
+	}
+	if w.client == nil {
+		w.client = w.Targets.Client(w.Timeout)
 	}
 	if w.Lease <= 0 {
 		w.Lease = 2 * time.Minute
@@ -235,6 +243,9 @@ func Sign(secret string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
+// attempt sends one delivery and records its outcome. The delivery log
+// gets only a short error class (see ErrorClass; http_<status> for an
+// answer outside 2xx), never the text of whatever answered.
 func (w *Worker) attempt(ctx context.Context, d *store.WebhookDelivery) error {
 	hook, err := w.Store.GetWebhook(ctx, d.WebhookID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -244,7 +255,16 @@ func (w *Worker) attempt(ctx context.Context, d *store.WebhookDelivery) error {
 		return err
 	}
 	if !hook.Active {
-		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: "webhook is inactive"})
+		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: "inactive"})
+	}
+	target, err := url.Parse(hook.URL)
+	if err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
+		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: "invalid_url"})
+	}
+	if err := w.Targets.checkHost(target.Hostname()); err != nil {
+		w.Logger.Warn("webhooks: delivery refused: the target is a local, private or metadata address (see [server] webhook_private_targets)",
+			"webhook", hook.ID, "host", target.Hostname(), "delivery", d.UUID)
+		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: "blocked_target"})
 	}
 	payload := d.Body
 	if payload == nil {
@@ -258,7 +278,8 @@ func (w *Worker) attempt(ctx context.Context, d *store.WebhookDelivery) error {
 		}
 		if w.Render != nil && !strings.HasSuffix(ev.Name, ".deleted") {
 			if got, err := w.Render(ctx, ev); err != nil {
-				return w.retry(ctx, d, 0, fmt.Sprintf("render: %v", err))
+				w.Logger.Warn("webhooks: rendering a delivery", "delivery", d.UUID, "err", err)
+				return w.retry(ctx, d, 0, "render")
 			} else if got != nil {
 				data = got
 			}
@@ -273,26 +294,34 @@ func (w *Worker) attempt(ctx context.Context, d *store.WebhookDelivery) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(payload))
 	if err != nil {
-		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: err.Error()})
+		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: "invalid_url"})
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Folio-Webhooks/1")
 	req.Header.Set(HeaderEvent, d.Event)
 	req.Header.Set(HeaderDelivery, d.UUID)
 	req.Header.Set(HeaderSignature, Sign(hook.Secret, payload))
-	resp, err := w.Client.Do(req)
+	resp, err := w.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // shutting down: the lease runs out, another attempt follows
 		}
-		return w.retry(ctx, d, 0, err.Error())
+		class := ErrorClass(err)
+		if class == "blocked_target" {
+			// The name resolved to a refused address (it may have
+			// changed since the webhook was saved): no retry.
+			w.Logger.Warn("webhooks: delivery refused: the target resolved to a local, private or metadata address (see [server] webhook_private_targets)",
+				"webhook", hook.ID, "host", target.Hostname(), "delivery", d.UUID)
+			return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryFailed, Error: class})
+		}
+		return w.retry(ctx, d, 0, class)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return w.complete(ctx, d, store.DeliveryResult{Status: store.DeliveryDelivered, HTTPStatus: resp.StatusCode})
 	}
-	return w.retry(ctx, d, resp.StatusCode, fmt.Sprintf("receiver answered %d", resp.StatusCode))
+	return w.retry(ctx, d, resp.StatusCode, httpClass(resp.StatusCode))
 }
 
 func (w *Worker) retry(ctx context.Context, d *store.WebhookDelivery, status int, msg string) error {

@@ -472,7 +472,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "bench.md")
-	r := run(t, nil, "bench", "--posts", "60", "--duration", "150ms", "--connections", "2", "--out", out)
+	r := run(t, nil, "bench", "--posts", "60", "--duration", "500ms", "--connections", "2", "--out", out)
 	if r.code != 0 {
 		t.Fatalf("bench: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -16,18 +16,20 @@ import (
 	"github.com/folio-server/folio/internal/store"
 )
 
-// ThrottleRule is how one kind of counter slows password guessing: Free
-// attempts are counted without delay; after the Free-th the next attempt
-// must wait Base, and each further one twice as long as the one before, up
-// to Max. Delays slow guessing down; they never lock an account.
+// ThrottleRule is how one kind of counter slows password guessing. The
+// counter is a leaky bucket: each attempt adds one, and one is forgotten
+// every Leak. Up to Free counted attempts cost no wait; past them the next
+// attempt must wait Base, and each further one twice as long as the one
+// before, up to Max. Delays slow guessing down; they never lock an account.
 type ThrottleRule struct {
 	Free int64
 	Base time.Duration
 	Max  time.Duration
+	Leak time.Duration
 }
 
-// Delay returns how long the next attempt must wait after n counted
-// attempts.
+// Delay returns how long the next attempt must wait after the attempt
+// that brought the counter to n.
 func (r ThrottleRule) Delay(n int64) time.Duration {
 	if n < r.Free {
 		return 0
@@ -43,25 +45,28 @@ func (r ThrottleRule) Delay(n int64) time.Duration {
 var (
 	// ThrottlePair counts the attempts on one account from one client
 	// address (an IPv6 client's /64), or from one known browser (device
-	// cookie): 5 free, then 30 s, 1 min, 2 min, ... up to 15 min.
-	ThrottlePair = ThrottleRule{Free: 5, Base: 30 * time.Second, Max: 15 * time.Minute}
+	// cookie): 5 free, then 30 s, 1 min, 2 min, ... up to 15 min; one
+	// attempt forgotten every 15 min.
+	ThrottlePair = ThrottleRule{Free: 5, Base: 30 * time.Second, Max: 15 * time.Minute, Leak: 15 * time.Minute}
 	// ThrottleAccount counts the attempts on one account from browsers
 	// it does not know, whatever their address: 20 free, then 1 s, 2 s,
-	// 4 s, ... up to 15 min.
-	ThrottleAccount = ThrottleRule{Free: 20, Base: time.Second, Max: 15 * time.Minute}
+	// 4 s, ... up to 15 min; one forgotten every 10 min, faster than one
+	// address can add them past its pair's allowance (4 an hour), so
+	// that one address alone never slows the account down.
+	ThrottleAccount = ThrottleRule{Free: 20, Base: time.Second, Max: 15 * time.Minute, Leak: 10 * time.Minute}
 	// ThrottleAddress counts the attempts from one client address on any
 	// account from browsers those accounts do not know: 50 free, then
-	// 1 s, 2 s, 4 s, ... up to 5 min. Many people may share an address,
-	// so its cap is lower.
-	ThrottleAddress = ThrottleRule{Free: 50, Base: time.Second, Max: 5 * time.Minute}
+	// 1 s, 2 s, 4 s, ... up to 5 min; one forgotten every 5 min. Many
+	// people may share an address, so its cap is lower.
+	ThrottleAddress = ThrottleRule{Free: 50, Base: time.Second, Max: 5 * time.Minute, Leak: 5 * time.Minute}
 )
 
-// ThrottleForget is how long a counter that counted nothing is kept: a
-// counter whose last counted attempt is older starts again from zero.
-const ThrottleForget = time.Hour
+// ThrottlePruneAge is how long a counter that has not changed is kept: by
+// then every counter has leaked empty (no counter grows past about 60).
+const ThrottlePruneAge = 24 * time.Hour
 
-// throttlePruneInterval is how often at most one Throttle removes
-// forgotten counters.
+// throttlePruneInterval is how often at most one Throttle removes old
+// counters.
 const throttlePruneInterval = 10 * time.Minute
 
 // ErrLoginThrottled is matched (errors.Is) by a *ThrottledError.
@@ -172,10 +177,10 @@ type Throttle struct {
 	Counters store.SessionStore
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Logger, when set, receives failures to remove forgotten counters
+	// Logger, when set, receives failures to remove old counters
 	// (which do not fail the attempt).
 	Logger *slog.Logger
-	// lastPrune is when forgotten counters were last removed (Unix
+	// lastPrune is when old counters were last removed (Unix
 	// seconds).
 	lastPrune atomic.Int64
 }
@@ -195,21 +200,30 @@ func names(keys []ThrottleKey) []string {
 	return out
 }
 
-// fresh returns c, or an empty counter when c was last counted
-// ThrottleForget or more before now.
-func fresh(c store.LoginCounter, now time.Time) store.LoginCounter {
-	if c.Failures > 0 && now.Sub(c.Last) >= ThrottleForget {
-		return store.LoginCounter{Key: c.Key}
+// leak returns c at now under rule: the attempts forgotten since c.Last,
+// one per rule.Leak, taken away, and Last moved on by as many leaks. An
+// empty counter has only its Key.
+func leak(c store.LoginCounter, rule ThrottleRule, now time.Time) store.LoginCounter {
+	if c.Failures <= 0 {
+		return store.LoginCounter{Key: c.Key, Next: c.Next}
 	}
+	if rule.Leak <= 0 || !now.After(c.Last) {
+		return c
+	}
+	n := int64(now.Sub(c.Last) / rule.Leak)
+	if n >= c.Failures {
+		return store.LoginCounter{Key: c.Key, Next: c.Next}
+	}
+	c.Failures -= n
+	c.Last = c.Last.Add(time.Duration(n) * rule.Leak)
 	return c
 }
 
-// wait returns how long the attempt must wait before every counter lets
-// it through (0: at once).
+// wait returns how long an attempt must wait before every counter lets it
+// through (0: at once).
 func wait(cur []store.LoginCounter, now time.Time) time.Duration {
 	var d time.Duration
 	for _, c := range cur {
-		c = fresh(c, now)
 		if now.Before(c.Next) {
 			d = max(d, c.Next.Sub(now))
 		}
@@ -219,9 +233,12 @@ func wait(cur []store.LoginCounter, now time.Time) time.Duration {
 
 // count adds one attempt at now to c under rule.
 func count(c store.LoginCounter, rule ThrottleRule, now time.Time) store.LoginCounter {
-	c = fresh(c, now)
+	c = leak(c, rule, now)
+	if c.Failures == 0 {
+		// The leak clock starts with the first attempt.
+		c.Last = now.Truncate(time.Second)
+	}
 	c.Failures++
-	c.Last = now.Truncate(time.Second)
 	c.Next = time.Time{}
 	if d := rule.Delay(c.Failures); d > 0 {
 		// The store keeps whole seconds: the wait may end up to a second
@@ -294,21 +311,20 @@ func (t *Throttle) Fail(ctx context.Context, keys []ThrottleKey) error {
 
 // Succeeded takes back a reserved attempt whose password was right: the
 // pair's (or the browser's) counter is cleared, the account's and the
-// address's lose the attempt's own count.
+// address's lose the attempt's own count (a wait already set stays).
 func (t *Throttle) Succeeded(ctx context.Context, keys []ThrottleKey) error {
 	now := t.now()
 	err := t.Counters.UpdateLoginCounters(ctx, names(keys), func(cur []store.LoginCounter) []store.LoginCounter {
 		out := make([]store.LoginCounter, len(cur))
 		for i, c := range cur {
-			c = fresh(c, now)
+			c = leak(c, keys[i].Rule, now)
 			if keys[i].release == releaseClear || c.Failures <= 1 {
 				out[i] = store.LoginCounter{Key: c.Key}
 				continue
 			}
 			c.Failures--
-			c.Next = time.Time{}
-			if d := keys[i].Rule.Delay(c.Failures); d > 0 {
-				c.Next = c.Last.Add(d)
+			if c.Failures < keys[i].Rule.Free {
+				c.Next = time.Time{}
 			}
 			out[i] = c
 		}
@@ -320,15 +336,15 @@ func (t *Throttle) Succeeded(ctx context.Context, keys []ThrottleKey) error {
 	return nil
 }
 
-// prune removes forgotten counters, at most once per
+// prune removes counters unchanged for ThrottlePruneAge, at most once per
 // throttlePruneInterval per Throttle. A failure is left for the next
-// time: forgotten counters are ignored anyway.
+// time: empty counters are harmless.
 func (t *Throttle) prune(ctx context.Context, now time.Time) {
 	last := t.lastPrune.Load()
 	if now.Unix()-last < int64(throttlePruneInterval/time.Second) || !t.lastPrune.CompareAndSwap(last, now.Unix()) {
 		return
 	}
-	if _, err := t.Counters.DeleteLoginCounters(ctx, now.Add(-ThrottleForget)); err != nil && t.Logger != nil {
-		t.Logger.Warn("remove forgotten sign-in counters", "err", err)
+	if _, err := t.Counters.DeleteLoginCounters(ctx, now.Add(-ThrottlePruneAge)); err != nil && t.Logger != nil {
+		t.Logger.Warn("remove old sign-in counters", "err", err)
 	}
 }

@@ -67,7 +67,7 @@ type SessionStore interface {
 	// nothing. update is called once.
 	UpdateLoginCounters(ctx context.Context, keys []string, update func([]LoginCounter) []LoginCounter) error
 	// DeleteLoginCounters removes the counters whose Last is before t and
-	// returns how many.
+	// returns how many (old counters, which have leaked empty).
 	DeleteLoginCounters(ctx context.Context, t time.Time) (int64, error)
 }
 
@@ -76,9 +76,11 @@ type SessionStore interface {
 // Times have whole seconds.
 type LoginCounter struct {
 	Key string
-	// Failures counts the attempts not proven good.
+	// Failures counts the attempts not proven good (and not yet
+	// forgotten).
 	Failures int64
-	// Last is when the latest attempt was counted.
+	// Last is the counter's clock: when it last started or forgot an
+	// attempt.
 	Last time.Time
 	// Next is the earliest time the next attempt may be made (zero when
 	// it may be made at once).

@@ -11,6 +11,7 @@ package auth
 import (
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Error is an authentication failure reported by an Authenticator. The rest
@@ -19,11 +20,23 @@ type Error struct {
 	Code    string
 	Message string
 	Status  int
+	// RetryAfter, when positive, is sent as the Retry-After header (in
+	// whole seconds, rounded up).
+	RetryAfter time.Duration
 }
 
 // Error returns the code and the message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// RetryAfterSeconds returns RetryAfter in whole seconds, rounded up; 0
+// when there is none.
+func (e *Error) RetryAfterSeconds() int {
+	if e.RetryAfter <= 0 {
+		return 0
+	}
+	return int((e.RetryAfter + time.Second - 1) / time.Second)
 }
 
 // Authenticator recognises one kind of credentials on a request.

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -45,6 +45,11 @@ type BasicAuth struct {
 	// Logger, when set, receives failures to record an application
 	// password's last use (which do not fail the request).
 	Logger *slog.Logger
+	// Throttle, when set, slows guessing: failures are counted per
+	// (login, client address) pair, and a pair past its allowance gets a
+	// 429 rest_authentication_throttled *Error with RetryAfter, without
+	// its password being checked.
+	Throttle *Throttle
 
 	mu sync.Mutex
 	// touched maps application password ids to when their last use was
@@ -62,7 +67,25 @@ func errAuthFailed() *Error {
 	}
 }
 
+// errThrottled builds the error of a pair that must wait d.
+func errThrottled(d time.Duration) *Error {
+	return &Error{
+		Code:       "rest_authentication_throttled",
+		Message:    "Too many failed attempts to authenticate. Try again later.",
+		Status:     http.StatusTooManyRequests,
+		RetryAfter: d,
+	}
+}
+
 // Authenticate implements Authenticator.
+//
+// Application passwords are ~143-bit random secrets, so guessing them is
+// hopeless and checking one is cheap. Unlike SignIn, Basic authentication
+// therefore does not reserve: it reads the (login, address) pair's counter,
+// answers 429 without checking when the pair must wait, checks, and
+// counts only failures (a success costs no write). It never counts on the
+// account or the address, so that nobody elsewhere can make the account's
+// own API clients wait.
 func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 {
@@ -76,11 +99,23 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 		return nil, errAuthFailed()
 	}
 	ctx := r.Context()
+	ip := forwarded.ClientIP(r)
+	var keys []ThrottleKey
+	if b.Throttle != nil {
+		keys = []ThrottleKey{pairKey(login, ip)}
+		d, err := b.Throttle.Check(ctx, keys)
+		if err != nil {
+			return nil, fmt.Errorf("basic auth: %w", err)
+		}
+		if d > 0 {
+			return nil, errThrottled(d)
+		}
+	}
 	hash := HashAppPassword(pw)
 
 	rec, err := b.lookup(ctx, login)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errAuthFailed()
+		return nil, b.failed(ctx, keys)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("basic auth: load user: %w", err)
@@ -98,14 +133,28 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 		}
 	}
 	if match == nil {
-		return nil, errAuthFailed()
+		return nil, b.failed(ctx, keys)
 	}
-	b.touch(ctx, match, clientIP(r))
+	b.touch(ctx, match, ip)
 	return NewUser(rec, b.Roles), nil
+}
+
+// failed counts a failure on keys and returns the error of bad
+// credentials, or the storage failure.
+func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
+	if b.Throttle != nil {
+		if err := b.Throttle.Fail(ctx, keys); err != nil {
+			return fmt.Errorf("basic auth: %w", err)
+		}
+	}
+	return errAuthFailed()
 }
 
 // lookup finds the user by login, or by email when login looks like one.
 func (b *BasicAuth) lookup(ctx context.Context, login string) (*store.User, error) {
+	if !plausibleLogin(login) {
+		return nil, store.ErrNotFound
+	}
 	u, err := b.Users.GetUserByLogin(ctx, login)
 	if errors.Is(err, store.ErrNotFound) && strings.Contains(login, "@") {
 		u, err = b.Users.GetUserByEmail(ctx, login)
@@ -132,14 +181,6 @@ func parseBasic(v string) (login, pw string, ok bool) {
 		return "", "", false
 	}
 	return login, pw, true
-}
-
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 func (b *BasicAuth) now() time.Time {

@@ -95,6 +95,18 @@ func (n *Nonces) make(tk int64, userID int64, token, action string) string {
 	return hex.EncodeToString(m.Sum(nil))[:nonceLen]
 }
 
+// sign returns the HMAC of parts under the shared secret, for label (a
+// purpose other than nonces, kept apart from them and from each other).
+func (n *Nonces) sign(label string, parts ...string) []byte {
+	m := hmac.New(sha256.New, n.secret)
+	m.Write([]byte("folio:" + label))
+	for _, p := range parts {
+		m.Write([]byte{0})
+		m.Write([]byte(p))
+	}
+	return m.Sum(nil)
+}
+
 // Create returns the nonce for action of user userID (0 for nobody) in the
 // login session with token (empty for nobody), valid for the current tick
 // and the next one.

@@ -16,8 +16,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -39,23 +41,9 @@ const (
 	nonceBodyPeek = 1 << 20
 )
 
-// Login throttling: failures counted over ThrottleWindow per account and
-// per client address; past the limit sign-in is refused until the window
-// has moved on.
-const (
-	ThrottleWindow     = 15 * time.Minute
-	ThrottleAccountMax = 5
-	ThrottleIPMax      = 20
-)
-
-// Sign-in failures. Their messages never say whether the login exists.
-var (
-	// ErrLoginFailed is returned for a wrong login or password.
-	ErrLoginFailed = errors.New("the login or password is incorrect")
-	// ErrLoginThrottled is returned when too many sign-ins failed recently
-	// for the account or from the address.
-	ErrLoginThrottled = errors.New("too many failed sign-in attempts; try again later")
-)
+// ErrLoginFailed is returned for a wrong login or password. Its message
+// never says whether the login exists.
+var ErrLoginFailed = errors.New("the login or password is incorrect")
 
 // SessionAuth handles browser sessions: signing in with the account
 // password, the session cookie, and the cookie+nonce rule of the
@@ -88,6 +76,24 @@ type SessionAuth struct {
 	Now func() time.Time
 	// Logger receives failures that do not fail the request.
 	Logger *slog.Logger
+	// checkPassword checks an account password; nil means
+	// CheckPassword. Tests count the checks through it.
+	checkPassword func(hash, pw string) bool
+	// Throttle slows password guessing; nil means a Throttle over
+	// Sessions with the same clock and logger.
+	Throttle *Throttle
+
+	throttleOnce sync.Once
+}
+
+// throttle returns the Throttle of SignIn.
+func (a *SessionAuth) throttle() *Throttle {
+	a.throttleOnce.Do(func() {
+		if a.Throttle == nil {
+			a.Throttle = &Throttle{Counters: a.Sessions, Now: a.Now, Logger: a.Logger}
+		}
+	})
+	return a.Throttle
 }
 
 func (a *SessionAuth) now() time.Time {
@@ -142,59 +148,89 @@ func newSessionToken() (string, error) {
 // failed sign-in takes as long whether or not the account exists.
 var dummyHash, _ = HashPassword("folio-dummy-password")
 
-// SignIn checks login (or email) and the account password, with throttling
-// per account and per client address ip, and starts a session. It returns
-// the session token for the cookie and the session. Wrong credentials give
-// ErrLoginFailed, too many recent failures ErrLoginThrottled; other errors
-// are storage failures.
-func (a *SessionAuth) SignIn(ctx context.Context, login, password, ip, userAgent string, remember bool) (string, *store.Session, error) {
-	now := a.now().UTC()
-	since := now.Add(-ThrottleWindow)
-	acctKey := "login:" + strings.ToLower(strings.TrimSpace(login))
-	ipKey := "ip:" + ip
-	na, err := a.Sessions.CountLoginFailures(ctx, acctKey, since)
-	if err != nil {
-		return "", nil, fmt.Errorf("sign in: %w", err)
-	}
-	ni, err := a.Sessions.CountLoginFailures(ctx, ipKey, since)
-	if err != nil {
-		return "", nil, fmt.Errorf("sign in: %w", err)
-	}
-	if na >= ThrottleAccountMax || ni >= ThrottleIPMax {
-		return "", nil, ErrLoginThrottled
-	}
-	u, err := a.lookup(ctx, strings.TrimSpace(login))
+// Attempt is one sign-in with the account password.
+type Attempt struct {
+	// Login is the login or the email address as typed.
+	Login    string
+	Password string
+	// IP is the client's address (forwarded.ClientIP).
+	IP        string
+	UserAgent string
+	// Remember asks for a long session.
+	Remember bool
+	// Device is the value of the browser's device cookie ("" for none).
+	Device string
+}
+
+// SignedIn is the result of a successful sign-in.
+type SignedIn struct {
+	// Token is the session token, for the session cookie.
+	Token   string
+	Session *store.Session
+	// Device is the device cookie value that makes the browser a known
+	// browser of the account (renewed on every sign-in).
+	Device string
+}
+
+// SignIn checks the login (or email) and the account password of at and
+// starts a session.
+//
+// The attempt is throttled (docs/security-throttling.md): it is counted
+// before the password is checked, on the counters of the pair (account,
+// client address), the account and the address, or, from a known browser
+// of the account (a valid device cookie), on that browser's counter only.
+// An attempt that must wait gets a *ThrottledError (errors.Is
+// ErrLoginThrottled) without its password being checked; a wrong login or
+// password gets ErrLoginFailed. Both behave alike for logins that do not
+// exist. Other errors are storage failures.
+func (a *SessionAuth) SignIn(ctx context.Context, at Attempt) (*SignedIn, error) {
+	u, err := a.lookup(ctx, strings.TrimSpace(at.Login))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return "", nil, fmt.Errorf("sign in: %w", err)
+		return nil, fmt.Errorf("sign in: %w", err)
+	}
+	keys := untrustedKeys(at.Login, at.IP)
+	device := ""
+	if u != nil {
+		if id, ok := a.knownDevice(at.Device, u.ID); ok {
+			device = id
+			keys = deviceKeys(u.ID, id)
+		}
+	}
+	th := a.throttle()
+	if err := th.Reserve(ctx, keys); err != nil {
+		if errors.Is(err, ErrLoginThrottled) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("sign in: %w", err)
+	}
+	check := a.checkPassword
+	if check == nil {
+		check = CheckPassword
 	}
 	ok := false
 	if u != nil {
-		ok = CheckPassword(u.PassHash, password)
+		ok = check(u.PassHash, at.Password)
 	} else {
-		CheckPassword(dummyHash, password)
+		check(dummyHash, at.Password)
 	}
-	if !ok || password == "" {
-		if err := a.Sessions.AddLoginFailure(ctx, acctKey, now); err != nil {
-			return "", nil, fmt.Errorf("sign in: %w", err)
-		}
-		if err := a.Sessions.AddLoginFailure(ctx, ipKey, now); err != nil {
-			return "", nil, fmt.Errorf("sign in: %w", err)
-		}
-		return "", nil, ErrLoginFailed
+	if !ok || at.Password == "" {
+		// The reservation stays counted as the failure.
+		return nil, ErrLoginFailed
 	}
-	if err := a.Sessions.ClearLoginFailures(ctx, acctKey, since); err != nil {
-		return "", nil, fmt.Errorf("sign in: %w", err)
+	if err := th.Succeeded(ctx, keys); err != nil {
+		return nil, fmt.Errorf("sign in: %w", err)
 	}
+	now := a.now().UTC()
 	life := a.Lifetime
 	if life <= 0 {
 		life = DefaultSessionLifetime
 	}
-	if remember {
+	if at.Remember {
 		life = max(life, RememberSessionLifetime)
 	}
 	token, err := newSessionToken()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	s := &store.Session{
 		TokenHash: HashSessionToken(token),
@@ -202,17 +238,26 @@ func (a *SessionAuth) SignIn(ctx context.Context, login, password, ip, userAgent
 		Created:   now.Truncate(time.Second),
 		Expires:   now.Add(life).Truncate(time.Second),
 		LastSeen:  now.Truncate(time.Second),
-		IP:        ip,
-		UserAgent: truncate(userAgent, 255),
+		IP:        at.IP,
+		UserAgent: truncate(at.UserAgent, 255),
 	}
 	if err := a.Sessions.CreateSession(ctx, s); err != nil {
-		return "", nil, fmt.Errorf("sign in: %w", err)
+		return nil, fmt.Errorf("sign in: %w", err)
 	}
 	// Sign-ins are rare enough to carry the clean-up of ended sessions.
 	if _, err := a.Sessions.DeleteExpiredSessions(ctx, now); err != nil && a.Logger != nil {
 		a.Logger.Warn("remove expired sessions", "err", err)
 	}
-	return token, s, nil
+	out := &SignedIn{Token: token, Session: s}
+	if a.Nonces != nil {
+		if device == "" {
+			if device, err = newDevice(); err != nil {
+				return nil, err
+			}
+		}
+		out.Device = a.deviceValue(device, u.ID)
+	}
+	return out, nil
 }
 
 func truncate(s string, n int) string {
@@ -224,7 +269,7 @@ func truncate(s string, n int) string {
 
 // lookup finds the user by login, or by email when login looks like one.
 func (a *SessionAuth) lookup(ctx context.Context, login string) (*store.User, error) {
-	if login == "" {
+	if !plausibleLogin(login) {
 		return nil, store.ErrNotFound
 	}
 	u, err := a.Users.GetUserByLogin(ctx, login)
@@ -289,7 +334,7 @@ func (a *SessionAuth) Session(r *http.Request) (*User, string, error) {
 		return nil, "", fmt.Errorf("session user: %w", err)
 	}
 	if now.Sub(s.LastSeen) >= sessionTouchInterval {
-		if err := a.Sessions.TouchSession(ctx, s.TokenHash, now.Truncate(time.Second), clientIP(r)); err != nil && a.Logger != nil {
+		if err := a.Sessions.TouchSession(ctx, s.TokenHash, now.Truncate(time.Second), forwarded.ClientIP(r)); err != nil && a.Logger != nil {
 			a.Logger.Warn("record session use", "user_id", s.UserID, "err", err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/store"
 )
@@ -143,4 +145,16 @@ func (u *User) ExtraCaps() map[string]bool {
 	}
 	maps.Copy(out, u.rec.Caps)
 	return out
+}
+
+// maxLoginLen bounds a login or email address given to sign in: longer
+// ones name no user.
+const maxLoginLen = 255
+
+// plausibleLogin reports whether s can name a user: not empty, at most
+// maxLoginLen bytes of valid UTF-8 without NUL. Other strings name no user
+// and never reach the store (PostgreSQL refuses NUL and invalid UTF-8 with
+// an error, which must not become a 500).
+func plausibleLogin(s string) bool {
+	return s != "" && len(s) <= maxLoginLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }

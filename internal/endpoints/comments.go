@@ -2,12 +2,12 @@ package endpoints
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/render"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/schema"
@@ -399,15 +399,12 @@ func (c *commentsController) input(r *rest.Request) (content.CommentInput, error
 	return in, nil
 }
 
-// origin returns the client's address (the connection's, never a
-// forwarding header) and user agent.
+// origin returns the client's address (forwarded.ClientIP: a forwarding
+// header counts from trusted proxies only) and user agent.
 func origin(r *rest.Request) content.CommentOrigin {
 	var o content.CommentOrigin
 	if r.HTTP != nil {
-		o.IP = r.HTTP.RemoteAddr
-		if host, _, err := net.SplitHostPort(r.HTTP.RemoteAddr); err == nil {
-			o.IP = host
-		}
+		o.IP = forwarded.ClientIP(r.HTTP)
 		o.UserAgent = r.HTTP.UserAgent()
 	}
 	if len(o.UserAgent) > 254 {

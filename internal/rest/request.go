@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/schema"
 )
 
@@ -167,11 +168,11 @@ func (r *Request) baseURL() string {
 	return "http://localhost"
 }
 
+// requestBase is the site URL of a request without a configured one: the
+// scheme the client used (a trusted proxy's X-Forwarded-Proto counts) and
+// the Host header.
 func requestBase(h *http.Request) string {
-	if h.TLS != nil {
-		return "https://" + h.Host
-	}
-	return "http://" + h.Host
+	return forwarded.Scheme(h) + "://" + h.Host
 }
 
 func (r *Request) formAllowed() bool {

@@ -101,7 +101,8 @@ type Config struct {
 	SiteName        string
 	SiteDescription string
 	// SiteURL is the public site URL without trailing slash; "" means the
-	// scheme and host of each request (X-Forwarded-* is not trusted).
+	// scheme and host of each request (the scheme as forwarded.Scheme
+	// says: X-Forwarded-Proto counts from trusted proxies only).
 	SiteURL string
 	// MaxBodyBytes bounds JSON and form bodies (default 10 MiB).
 	MaxBodyBytes int64
@@ -623,6 +624,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u, err := s.cfg.Authenticate(r)
 		if err != nil {
 			resp = errorResponse(s.apiError(req, err))
+			var au *auth.Error
+			if errors.As(err, &au) && au.RetryAfterSeconds() > 0 {
+				resp.SetHeader("Retry-After", strconv.Itoa(au.RetryAfterSeconds()))
+			}
 		} else {
 			req.User = u
 			if s.cfg.ResponseHeaders != nil {

@@ -8,22 +8,24 @@ import (
 	"html"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
 )
 
 // newSessionAuth builds the browser-session authenticator: sessions in the
 // store, nonces signed with the site's shared secret (created on first
-// start), the nonce header named after the REST header prefix.
-func newSessionAuth(ctx context.Context, st store.Store, site *content.Site, names rest.Names, logger *slog.Logger) (*auth.SessionAuth, error) {
+// start), the nonce header named after the REST header prefix, sign-ins
+// slowed by throttle.
+func newSessionAuth(ctx context.Context, st store.Store, site *content.Site, names rest.Names, throttle *auth.Throttle, logger *slog.Logger) (*auth.SessionAuth, error) {
 	nonces, err := auth.LoadNonces(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("load nonce secret: %w", err)
@@ -37,6 +39,7 @@ func newSessionAuth(ctx context.Context, st store.Store, site *content.Site, nam
 		NonceParam:  names.NonceParam,
 		Now:         time.Now,
 		Logger:      logger,
+		Throttle:    throttle,
 	}, nil
 }
 
@@ -46,11 +49,24 @@ const defaultAfterLogin = "/admin/"
 // Messages of the sign-in page. The failure message is the same whether or
 // not the login exists.
 const (
-	msgLoginFailed    = "The username or password you entered is incorrect."
-	msgLoginThrottled = "Too many failed sign-in attempts. Please wait a few minutes and try again."
-	msgLoginError     = "Signing in failed because of a server error. Please try again."
-	msgLoggedOut      = "You are now signed out."
+	msgLoginFailed = "The username or password you entered is incorrect."
+	msgLoginError  = "Signing in failed because of a server error. Please try again."
+	msgLoggedOut   = "You are now signed out."
 )
+
+// throttledMessage is the sign-in page's message for an attempt that must
+// wait secs seconds. Like every message of the page, it is the same
+// whether or not the login exists.
+func throttledMessage(secs int) string {
+	wait := fmt.Sprintf("%d seconds", secs)
+	switch {
+	case secs == 1:
+		wait = "a second"
+	case secs > 90:
+		wait = fmt.Sprintf("%d minutes", (secs+59)/60)
+	}
+	return "Too many failed sign-in attempts. Please wait " + wait + " and try again."
+}
 
 // serveLogin shows the sign-in form (GET) and signs in (POST with log, pwd,
 // redirect_to and an optional rememberme).
@@ -71,30 +87,56 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		login := r.PostForm.Get("log")
 		redirect := r.PostForm.Get("redirect_to")
 		remember := r.PostForm.Get("rememberme") != ""
-		token, sess, err := s.sessions.SignIn(r.Context(), login, r.PostForm.Get("pwd"), remoteIP(r), r.UserAgent(), remember)
+		client := forwarded.FromRequest(r)
+		device := ""
+		if c, err := r.Cookie(s.sessions.DeviceCookie()); err == nil {
+			device = c.Value
+		}
+		in, err := s.sessions.SignIn(r.Context(), auth.Attempt{
+			Login:     login,
+			Password:  r.PostForm.Get("pwd"),
+			IP:        client.Addr(),
+			UserAgent: r.UserAgent(),
+			Remember:  remember,
+			Device:    device,
+		})
+		var throttled *auth.ThrottledError
 		switch {
 		case errors.Is(err, auth.ErrLoginFailed):
 			s.loginPage(w, r, http.StatusUnauthorized, redirect, login, msgLoginFailed, true)
 			return
-		case errors.Is(err, auth.ErrLoginThrottled):
-			w.Header().Set("Retry-After", fmt.Sprint(int(auth.ThrottleWindow/time.Second)))
-			s.loginPage(w, r, http.StatusTooManyRequests, redirect, login, msgLoginThrottled, true)
+		case errors.As(err, &throttled):
+			secs := throttled.RetryAfterSeconds()
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			s.loginPage(w, r, http.StatusTooManyRequests, redirect, login, throttledMessage(secs), true)
 			return
 		case err != nil:
 			s.logger.Error("sign in", "err", err)
 			s.loginPage(w, r, http.StatusInternalServerError, redirect, login, msgLoginError, true)
 			return
 		}
+		secure := client.Scheme == "https"
 		cookie := &http.Cookie{
 			Name:     s.sessions.Cookie(),
-			Value:    token,
+			Value:    in.Token,
 			Path:     "/",
 			HttpOnly: true,
-			Secure:   r.TLS != nil,
+			Secure:   secure,
 			SameSite: http.SameSiteLaxMode,
 		}
 		if remember {
-			cookie.Expires = sess.Expires
+			cookie.Expires = in.Session.Expires
+		}
+		if in.Device != "" {
+			http.SetCookie(w, &http.Cookie{
+				Name:     s.sessions.DeviceCookie(),
+				Value:    in.Device,
+				Path:     auth.DeviceCookiePath,
+				MaxAge:   int(auth.DeviceCookieLifetime / time.Second),
+				HttpOnly: true,
+				Secure:   secure,
+				SameSite: http.SameSiteStrictMode,
+			})
 		}
 		http.SetCookie(w, cookie)
 		w.Header().Set("Cache-Control", "no-store")
@@ -125,7 +167,7 @@ func (s *Server) serveLogout(w http.ResponseWriter, r *http.Request) {
 		Path:     "/",
 		MaxAge:   -1,
 		HttpOnly: true,
-		Secure:   r.TLS != nil,
+		Secure:   forwarded.Scheme(r) == "https",
 		SameSite: http.SameSiteLaxMode,
 	})
 	w.Header().Set("Cache-Control", "no-store")
@@ -144,16 +186,6 @@ func safeRedirect(target string) string {
 		return defaultAfterLogin
 	}
 	return u.String()
-}
-
-// remoteIP is the client address of r (proxies' forwarding headers are not
-// trusted).
-func remoteIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // loginPage writes the sign-in form, styled by /assets/login.css (no

@@ -23,6 +23,7 @@ import (
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/endpoints"
 	"github.com/folio-server/folio/internal/extension"
+	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/media"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
@@ -148,7 +149,10 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	if err != nil {
 		return nil, fmt.Errorf("build site: %w", err)
 	}
-	sessions, err := newSessionAuth(ctx, st, site, names, logger)
+	// One throttle for sign-ins and Basic authentication: they share the
+	// counters of a (login, address) pair.
+	throttle := &auth.Throttle{Counters: st, Now: time.Now, Logger: logger}
+	sessions, err := newSessionAuth(ctx, st, site, names, throttle, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +165,12 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		return nil, fmt.Errorf("media.allowed_types: %w", err)
 	}
 	authenticate := auth.Chain(&auth.BasicAuth{
-		Users:  st,
-		Apps:   st,
-		Roles:  site.Roles(),
-		Now:    time.Now,
-		Logger: logger,
+		Users:    st,
+		Apps:     st,
+		Roles:    site.Roles(),
+		Now:      time.Now,
+		Logger:   logger,
+		Throttle: throttle,
 	}, sessions)
 	var cache *rest.CacheConfig
 	if cfg.Cache.ResponsesOn() {
@@ -208,7 +213,10 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	if err := s.startExtensions(ctx, api, rs, site, st); err != nil {
 		return nil, err
 	}
-	s.handler = s.routes(rs)
+	// The outermost handler works out each request's client address and
+	// scheme once (believing trusted proxies only); every layer below
+	// reads them from the request's context.
+	s.handler = forwarded.NewResolver(cfg.Server.TrustedProxy).Handler(s.routes(rs))
 
 	admins, err := st.CountUsersWithRole(ctx, "administrator")
 	if err != nil {
@@ -301,16 +309,13 @@ func (s *Server) APIRoot(r *http.Request) string {
 }
 
 // siteBase returns the site's URL without trailing slash: the configured
-// site URL, or the request's scheme and host.
+// site URL, or the request's scheme (forwarded.Scheme: a trusted proxy's
+// X-Forwarded-Proto counts) and host.
 func (s *Server) siteBase(r *http.Request) string {
 	if s.cfg.Site.URL != "" {
 		return s.cfg.Site.URL
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return forwarded.Scheme(r) + "://" + r.Host
 }
 
 // serveRoot answers "/" with a small HTML page that advertises the API

@@ -9,9 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/media"
 )
 
@@ -45,7 +47,7 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	u, err := s.authenticate(r)
 	if err != nil {
-		http.Error(w, "401 unauthorized", http.StatusUnauthorized)
+		authFailed(w, err)
 		return
 	}
 	p, ok, err := s.site.MediaFile(ctx, u, key)
@@ -129,4 +131,19 @@ func (s *Server) sweepMediaReservations(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// authFailed answers a request whose credentials were refused: the
+// authenticator's status (401, 403, or 429 with Retry-After), or 401 when
+// the failure was not about the credentials.
+func authFailed(w http.ResponseWriter, err error) {
+	status := http.StatusUnauthorized
+	var ae *auth.Error
+	if errors.As(err, &ae) && ae.Status != 0 {
+		status = ae.Status
+		if secs := ae.RetryAfterSeconds(); secs > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+		}
+	}
+	http.Error(w, strconv.Itoa(status)+" "+strings.ToLower(http.StatusText(status)), status)
 }

@@ -27,8 +27,8 @@ type Session struct {
 	UserAgent string
 }
 
-// SessionStore keeps browser sessions and the failed sign-in attempts that
-// throttle password guessing. Both live in the database so that every node
+// SessionStore keeps browser sessions and the counters that throttle
+// password guessing. Both live in the database so that every node
 // of a cluster sees the same sessions and the same failure counts.
 type SessionStore interface {
 	// CreateSession stores s, giving it a new ID when it has none;
@@ -54,14 +54,37 @@ type SessionStore interface {
 	// returns how many.
 	DeleteExpiredSessions(ctx context.Context, t time.Time) (int64, error)
 
-	// AddLoginFailure records a failed sign-in for key (an account or an
-	// address) at at.
-	AddLoginFailure(ctx context.Context, key string, at time.Time) error
-	// CountLoginFailures counts the failures recorded for key since since.
-	CountLoginFailures(ctx context.Context, key string, since time.Time) (int64, error)
-	// ClearLoginFailures forgets the failures of key, and every failure
-	// older than before of any key.
-	ClearLoginFailures(ctx context.Context, key string, before time.Time) error
+	// LoginCounters returns the sign-in throttling counters of keys, in
+	// the order of keys; a key that has none gets a zero counter with only
+	// Key set.
+	LoginCounters(ctx context.Context, keys []string) ([]LoginCounter, error)
+	// UpdateLoginCounters reads the counters of keys (as LoginCounters
+	// does), passes them to update and stores the counters update returns
+	// (each under its Key, one of keys), all in one transaction that holds the keys' counters locked against
+	// every other update, from this process or any other node sharing the
+	// database, until it ends: check-and-count is atomic. A returned
+	// counter with zero Failures is deleted; update returning nil changes
+	// nothing. update is called once.
+	UpdateLoginCounters(ctx context.Context, keys []string, update func([]LoginCounter) []LoginCounter) error
+	// DeleteLoginCounters removes the counters whose Last is before t and
+	// returns how many (old counters, which have leaked empty).
+	DeleteLoginCounters(ctx context.Context, t time.Time) (int64, error)
+}
+
+// LoginCounter is the throttling state of one key: an account, a client
+// address, or both (package auth decides what the keys and the rules are).
+// Times have whole seconds.
+type LoginCounter struct {
+	Key string
+	// Failures counts the attempts not proven good (and not yet
+	// forgotten).
+	Failures int64
+	// Last is the counter's clock: when it last started or forgot an
+	// attempt.
+	Last time.Time
+	// Next is the earliest time the next attempt may be made (zero when
+	// it may be made at once).
+	Next time.Time
 }
 
 // NewSessionID returns a random public session id (128 bits, hex).

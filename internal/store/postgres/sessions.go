@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -141,34 +142,108 @@ func (o ops) DeleteExpiredSessions(ctx context.Context, t time.Time) (int64, err
 	return n, err
 }
 
-// AddLoginFailure records a failed sign-in for key.
-func (o ops) AddLoginFailure(ctx context.Context, key string, at time.Time) error {
-	return o.writeTx(ctx, false, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `WITH n AS `+nextID("login_failures")+`
-			INSERT INTO login_failures (id, key, at) VALUES ((SELECT last FROM n), $1, $2)`, key, pgTime(at)); err != nil {
-			return false, fail("add login failure", err)
-		}
-		return false, nil
-	})
-}
-
-// CountLoginFailures counts the failures of key since since.
-func (o ops) CountLoginFailures(ctx context.Context, key string, since time.Time) (int64, error) {
-	var n int64
-	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM login_failures WHERE key = $1 AND at >= $2`,
-		key, pgTime(since)).Scan(&n); err != nil {
-		return 0, fail("count login failures", err)
+// LoginCounters returns the counters of keys, zero for keys without one.
+func (o ops) LoginCounters(ctx context.Context, keys []string) ([]store.LoginCounter, error) {
+	cur, err := loginCounters(ctx, o.reader(), keys, false)
+	if err != nil {
+		return nil, fail("login counters", err)
 	}
-	return n, nil
+	return cur, nil
 }
 
-// ClearLoginFailures forgets key's failures and every failure older than
-// before.
-func (o ops) ClearLoginFailures(ctx context.Context, key string, before time.Time) error {
+// loginCounters reads the counters of keys through q, in the order of
+// keys; lock takes their row locks, in key order, so that two
+// transactions locking overlapping keys cannot deadlock.
+func loginCounters(ctx context.Context, q querier, keys []string, lock bool) ([]store.LoginCounter, error) {
+	out := make([]store.LoginCounter, len(keys))
+	at := make(map[string][]int, len(keys))
+	uniq := make([]string, 0, len(keys))
+	for i, k := range keys {
+		out[i].Key = k
+		if at[k] == nil {
+			uniq = append(uniq, k)
+		}
+		at[k] = append(at[k], i)
+	}
+	if len(uniq) == 0 {
+		return out, nil
+	}
+	query := `SELECT key, failures, last, next FROM login_counters WHERE key = ANY($1)`
+	if lock {
+		query += ` ORDER BY key FOR UPDATE`
+	}
+	err := q.query(ctx, func(rows pgx.Rows) error {
+		var c store.LoginCounter
+		if err := rows.Scan(&c.Key, &c.Failures, &c.Last, &c.Next); err != nil {
+			return err
+		}
+		c.Last, c.Next = readTime(c.Last), readTime(c.Next)
+		for _, i := range at[c.Key] {
+			out[i] = c
+		}
+		return nil
+	}, query, uniq)
+	return out, err
+}
+
+// UpdateLoginCounters reads, updates and stores the counters of keys in
+// one transaction. Missing counters are first created (empty) so that
+// every key has a row to lock; the rows are then locked with SELECT ...
+// FOR UPDATE in key order, which makes concurrent updates of the same
+// keys, from any node, wait for each other.
+func (o ops) UpdateLoginCounters(ctx context.Context, keys []string, update func([]store.LoginCounter) []store.LoginCounter) error {
+	uniq := slices.Clone(keys)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `DELETE FROM login_failures WHERE key = $1 OR at < $2`, key, pgTime(before)); err != nil {
-			return false, fail("clear login failures", err)
+		if _, err := q.exec(ctx, `INSERT INTO login_counters (key)
+			SELECT k FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`, uniq); err != nil {
+			return false, fail("create login counters", err)
+		}
+		cur, err := loginCounters(ctx, q, keys, true)
+		if err != nil {
+			return false, fail("lock login counters", err)
+		}
+		written := map[string]bool{}
+		for _, c := range update(cur) {
+			written[c.Key] = true
+			if c.Failures <= 0 {
+				_, err = q.exec(ctx, `DELETE FROM login_counters WHERE key = $1`, c.Key)
+			} else {
+				_, err = q.exec(ctx, `UPDATE login_counters SET failures = $2, last = $3, next = $4 WHERE key = $1`,
+					c.Key, c.Failures, pgTime(c.Last), pgTime(c.Next))
+			}
+			if err != nil {
+				return false, fail("write login counter", err)
+			}
+		}
+		// The empty rows made above for keys that stay without failures
+		// go again.
+		var empty []string
+		for _, c := range cur {
+			if c.Failures == 0 && !written[c.Key] {
+				empty = append(empty, c.Key)
+			}
+		}
+		if len(empty) > 0 {
+			if _, err := q.exec(ctx, `DELETE FROM login_counters WHERE key = ANY($1) AND failures = 0`, empty); err != nil {
+				return false, fail("delete empty login counters", err)
+			}
 		}
 		return false, nil
 	})
+}
+
+// DeleteLoginCounters removes the counters last counted before t.
+func (o ops) DeleteLoginCounters(ctx context.Context, t time.Time) (int64, error) {
+	var n int64
+	err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+		tag, err := q.exec(ctx, `DELETE FROM login_counters WHERE last < $1`, pgTime(t))
+		if err != nil {
+			return false, fail("delete login counters", err)
+		}
+		n = tag.RowsAffected()
+		return false, nil
+	})
+	return n, err
 }

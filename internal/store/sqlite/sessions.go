@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
@@ -161,33 +162,95 @@ func (o ops) DeleteExpiredSessions(ctx context.Context, t time.Time) (int64, err
 	return n, err
 }
 
-// AddLoginFailure records a failed sign-in for key.
-func (o ops) AddLoginFailure(ctx context.Context, key string, at time.Time) error {
-	return o.writeTx(ctx, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `INSERT INTO login_failures (key, at) VALUES (?, ?)`, key, fmtTime(at)); err != nil {
-			return false, fmt.Errorf("sqlite: add login failure: %w", err)
-		}
-		return false, nil
-	})
-}
-
-// CountLoginFailures counts the failures of key since since.
-func (o ops) CountLoginFailures(ctx context.Context, key string, since time.Time) (int64, error) {
-	var n int64
-	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM login_failures WHERE key = ? AND at >= ?`,
-		key, fmtTime(since)).Scan(&n); err != nil {
-		return 0, fmt.Errorf("sqlite: count login failures: %w", err)
+// LoginCounters returns the counters of keys, zero for keys without one.
+func (o ops) LoginCounters(ctx context.Context, keys []string) ([]store.LoginCounter, error) {
+	cur, err := loginCounters(ctx, o.reader(), keys)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: login counters: %w", err)
 	}
-	return n, nil
+	return cur, nil
 }
 
-// ClearLoginFailures forgets key's failures and every failure older than
-// before.
-func (o ops) ClearLoginFailures(ctx context.Context, key string, before time.Time) error {
+// loginCounters reads the counters of keys through q, in the order of
+// keys.
+func loginCounters(ctx context.Context, q querier, keys []string) ([]store.LoginCounter, error) {
+	out := make([]store.LoginCounter, len(keys))
+	at := make(map[string][]int, len(keys))
+	args := make([]any, 0, len(keys))
+	for i, k := range keys {
+		out[i].Key = k
+		if at[k] == nil {
+			args = append(args, k)
+		}
+		at[k] = append(at[k], i)
+	}
+	if len(args) == 0 {
+		return out, nil
+	}
+	rows, err := q.query(ctx, `SELECT key, failures, last, next FROM login_counters WHERE key IN (?`+
+		strings.Repeat(", ?", len(args)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c store.LoginCounter
+		var last, next string
+		if err := rows.Scan(&c.Key, &c.Failures, &last, &next); err != nil {
+			return nil, err
+		}
+		if c.Last, err = parseTime(last); err != nil {
+			return nil, err
+		}
+		if c.Next, err = parseTime(next); err != nil {
+			return nil, err
+		}
+		for _, i := range at[c.Key] {
+			out[i] = c
+		}
+	}
+	return out, rows.Err()
+}
+
+// UpdateLoginCounters reads, updates and stores the counters of keys in
+// one write transaction: SQLite has one writer at a time (an immediate
+// transaction on the single write connection, which also excludes other
+// processes), so nothing else changes them in between.
+func (o ops) UpdateLoginCounters(ctx context.Context, keys []string, update func([]store.LoginCounter) []store.LoginCounter) error {
 	return o.writeTx(ctx, func(q querier) (bool, error) {
-		if _, err := q.exec(ctx, `DELETE FROM login_failures WHERE key = ? OR at < ?`, key, fmtTime(before)); err != nil {
-			return false, fmt.Errorf("sqlite: clear login failures: %w", err)
+		cur, err := loginCounters(ctx, q, keys)
+		if err != nil {
+			return false, fmt.Errorf("sqlite: read login counters: %w", err)
+		}
+		for _, c := range update(cur) {
+			if c.Failures <= 0 {
+				_, err = q.exec(ctx, `DELETE FROM login_counters WHERE key = ?`, c.Key)
+			} else {
+				_, err = q.exec(ctx, `INSERT INTO login_counters (key, failures, last, next) VALUES (?, ?, ?, ?)
+					ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, last = excluded.last, next = excluded.next`,
+					c.Key, c.Failures, fmtTime(c.Last), fmtTime(c.Next))
+			}
+			if err != nil {
+				return false, fmt.Errorf("sqlite: write login counter: %w", err)
+			}
 		}
 		return false, nil
 	})
+}
+
+// DeleteLoginCounters removes the counters last counted before t.
+func (o ops) DeleteLoginCounters(ctx context.Context, t time.Time) (int64, error) {
+	var n int64
+	err := o.writeTx(ctx, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `DELETE FROM login_counters WHERE last < ?`, fmtTime(t))
+		if err != nil {
+			return false, fmt.Errorf("sqlite: delete login counters: %w", err)
+		}
+		n, err = res.RowsAffected()
+		if err != nil {
+			return false, fmt.Errorf("sqlite: delete login counters: %w", err)
+		}
+		return false, nil
+	})
+	return n, err
 }

@@ -72,28 +72,3 @@ func TestSessions(t *testing.T) {
 		t.Errorf("version %d → %d, want one bump (the user delete)", v0, v1)
 	}
 }
-
-func TestLoginFailures(t *testing.T) {
-	t.Parallel()
-	db := newDB(t)
-	ctx := context.Background()
-	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	for i := 0; i < 3; i++ {
-		if err := db.AddLoginFailure(ctx, "login:ada", t0.Add(time.Duration(i)*time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.AddLoginFailure(ctx, "ip:1.2.3.4", t0)
-	if n, _ := db.CountLoginFailures(ctx, "login:ada", t0.Add(time.Minute)); n != 2 {
-		t.Errorf("count since +1m = %d, want 2", n)
-	}
-	if err := db.ClearLoginFailures(ctx, "login:ada", t0.Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := db.CountLoginFailures(ctx, "login:ada", t0); n != 0 {
-		t.Errorf("after clear = %d", n)
-	}
-	if n, _ := db.CountLoginFailures(ctx, "ip:1.2.3.4", t0.Add(-time.Hour)); n != 0 {
-		t.Errorf("old failures of other keys not pruned: %d", n)
-	}
-}

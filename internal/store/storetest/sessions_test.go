@@ -2,6 +2,8 @@ package storetest_test
 
 import (
 	"context"
+	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,5 +56,89 @@ func TestSessionIDsAndDeleteOthers(t *testing.T) {
 	}
 	if list, _ := db.ListSessions(ctx, v.ID); len(list) != 1 || list[0].ID != other.ID {
 		t.Fatalf("other user's sessions = %+v", list)
+	}
+}
+
+// TestLoginCountersReadUpdateAndDelete checks the sign-in throttling
+// counters: zero for unknown keys, stored as update returns them, deleted
+// at zero failures, and pruned by age.
+func TestLoginCountersReadUpdateAndDelete(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	cur, err := db.LoginCounters(ctx, []string{"a", "b", "a"})
+	if err != nil || len(cur) != 3 || cur[0] != (store.LoginCounter{Key: "a"}) || cur[2].Key != "a" {
+		t.Fatalf("unknown keys = %+v %v", cur, err)
+	}
+	set := func(keys []string, cs ...store.LoginCounter) {
+		t.Helper()
+		if err := db.UpdateLoginCounters(ctx, keys, func([]store.LoginCounter) []store.LoginCounter { return cs }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set([]string{"a", "b"}, store.LoginCounter{Key: "a", Failures: 2, Last: t0, Next: t0.Add(30 * time.Second)},
+		store.LoginCounter{Key: "b", Failures: 1, Last: t0.Add(time.Hour)})
+	cur, err = db.LoginCounters(ctx, []string{"b", "a", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.LoginCounter{{Key: "b", Failures: 1, Last: t0.Add(time.Hour)}, {Key: "a", Failures: 2, Last: t0, Next: t0.Add(30 * time.Second)}, {Key: "c"}}
+	if !reflect.DeepEqual(cur, want) {
+		t.Fatalf("counters = %+v, want %+v", cur, want)
+	}
+	// update sees what is stored; nil changes nothing and leaves no row.
+	var seen []store.LoginCounter
+	if err := db.UpdateLoginCounters(ctx, []string{"a", "d"}, func(c []store.LoginCounter) []store.LoginCounter {
+		seen = c
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0].Failures != 2 || seen[1] != (store.LoginCounter{Key: "d"}) {
+		t.Fatalf("update saw %+v", seen)
+	}
+	if n, err := db.DeleteLoginCounters(ctx, t0.Add(time.Minute)); err != nil || n != 1 {
+		t.Fatalf("DeleteLoginCounters = %d %v, want 1 (a; no empty row of d)", n, err)
+	}
+	set([]string{"b"}, store.LoginCounter{Key: "b"})
+	if cur, _ := db.LoginCounters(ctx, []string{"a", "b"}); cur[0].Failures != 0 || cur[1].Failures != 0 {
+		t.Fatalf("after delete: %+v", cur)
+	}
+}
+
+// TestLoginCounterUpdatesAreAtomicAcrossNodes checks that concurrent
+// read-modify-writes of the same counters, through two handles on one
+// database (two nodes), never lose an update.
+func TestLoginCounterUpdatesAreAtomicAcrossNodes(t *testing.T) {
+	t.Parallel()
+	dbs := storetest.OpenN(t, 2)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const n = 40
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			// Keys in different orders, so that lock order matters.
+			keys := []string{"pair", "acct"}
+			if i%2 == 1 {
+				keys = []string{"acct", "pair"}
+			}
+			err := dbs[i%2].UpdateLoginCounters(ctx, keys, func(cur []store.LoginCounter) []store.LoginCounter {
+				for j := range cur {
+					cur[j].Failures++
+					cur[j].Last = t0
+				}
+				return cur
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	cur, err := dbs[0].LoginCounters(ctx, []string{"pair", "acct"})
+	if err != nil || cur[0].Failures != n || cur[1].Failures != n {
+		t.Fatalf("counters after %d concurrent increments: %+v %v", n, cur, err)
 	}
 }

@@ -405,7 +405,7 @@ func origin(r *rest.Request) content.CommentOrigin {
 	var o content.CommentOrigin
 	if r.HTTP != nil {
 		o.IP = forwarded.ClientIP(r.HTTP)
-		o.UserAgent = r.HTTP.UserAgent()
+		o.UserAgent = forwarded.UserAgent(r.HTTP)
 	}
 	if len(o.UserAgent) > 254 {
 		o.UserAgent = o.UserAgent[:254]

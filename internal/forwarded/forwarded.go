@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 )
 
 // Client is where one request came from.
@@ -187,4 +188,22 @@ func ClientIP(r *http.Request) string {
 // Scheme returns the scheme the client used for r: "https" or "http".
 func Scheme(r *http.Request) string {
 	return FromRequest(r).Scheme
+}
+
+// maxUserAgent bounds the user agent kept with a session or a comment.
+const maxUserAgent = 255
+
+// UserAgent returns the client's User-Agent header as text fit to store:
+// valid UTF-8 without NUL characters (a store may refuse either), at most
+// 255 bytes, cut between characters.
+func UserAgent(r *http.Request) string {
+	s := strings.ToValidUTF8(strings.ReplaceAll(r.UserAgent(), "\x00", ""), "\uFFFD")
+	if len(s) <= maxUserAgent {
+		return s
+	}
+	cut := maxUserAgent
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // trustedNets is the trusted proxy set of the tests: 10.0.0.0/8 and
@@ -175,4 +176,19 @@ func FuzzResolve(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestUserAgentIsStorableText(t *testing.T) {
+	for in, want := range map[string]string{
+		"Mozilla/5.0":            "Mozilla/5.0",
+		"a\x00b":                 "ab",
+		"bad \xff\xfe ua":        "bad \uFFFD ua",
+		strings.Repeat("é", 200): strings.Repeat("é", 127),
+	} {
+		r := request("192.0.2.1:1", "User-Agent", in)
+		got := UserAgent(r)
+		if got != want || !utf8.ValidString(got) || len(got) > 255 {
+			t.Errorf("UserAgent(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

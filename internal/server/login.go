@@ -96,7 +96,7 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 			Login:     login,
 			Password:  r.PostForm.Get("pwd"),
 			IP:        client.Addr(),
-			UserAgent: r.UserAgent(),
+			UserAgent: forwarded.UserAgent(r),
 			Remember:  remember,
 			Device:    device,
 		})

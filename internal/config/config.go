@@ -229,7 +229,20 @@ type Site struct {
 	// CommentMaxLinks holds a comment with this many links or more; 0
 	// turns the check off. The default is 2.
 	CommentMaxLinks int `toml:"comment_max_links"`
+	// DefaultCategory is the category a new post without categories gets
+	// (and the one that cannot be deleted); the default is 1, the
+	// "Uncategorized" category every site starts with.
+	DefaultCategory int64 `toml:"default_category"`
+	// DefaultCommentStatus and DefaultPingStatus ("open" or "closed", the
+	// default "open") are the comment and ping status of new posts of
+	// types that support comments, pages excepted (always "closed").
+	DefaultCommentStatus string `toml:"default_comment_status"`
+	DefaultPingStatus    string `toml:"default_ping_status"`
 }
+
+// These [site] options are defaults: the settings route of the API (and
+// the admin's settings screen) stores values that win over them; see
+// content.Settings.
 
 // PostType is a custom post type declared in the config file.
 type PostType struct {
@@ -359,6 +372,9 @@ func Default() *Config {
 			AllowAnonymousComments:    true,
 			CommentPreviouslyApproved: true,
 			CommentMaxLinks:           2,
+			DefaultCategory:           1,
+			DefaultCommentStatus:      "open",
+			DefaultPingStatus:         "open",
 		},
 		Limits: Limits{
 			MaxBodyBytes:   DefaultMaxBodyBytes,
@@ -543,6 +559,7 @@ func (c *Config) Normalize() error {
 	if _, err := c.Location(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.normalizeSiteDefaults()...)
 	if c.Site.URL != "" {
 		u, err := url.Parse(c.Site.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -745,6 +762,33 @@ func (c *Config) Location() (*time.Location, error) {
 		return nil, fmt.Errorf("site.timezone %q: %w", tz, err)
 	}
 	return loc, nil
+}
+
+// normalizeSiteDefaults fills and checks the [site] options of new posts.
+func (c *Config) normalizeSiteDefaults() []error {
+	var errs []error
+	if c.Site.DefaultCategory == 0 {
+		c.Site.DefaultCategory = 1
+	}
+	if c.Site.DefaultCategory < 0 {
+		errs = append(errs, fmt.Errorf("site.default_category %d: must be a category id", c.Site.DefaultCategory))
+	}
+	if c.Site.CommentMaxLinks < 0 {
+		errs = append(errs, fmt.Errorf("site.comment_max_links %d: must be 0 (no limit) or more", c.Site.CommentMaxLinks))
+	}
+	for _, o := range []struct {
+		name string
+		v    *string
+	}{{"default_comment_status", &c.Site.DefaultCommentStatus}, {"default_ping_status", &c.Site.DefaultPingStatus}} {
+		switch *o.v {
+		case "":
+			*o.v = "open"
+		case "open", "closed":
+		default:
+			errs = append(errs, fmt.Errorf("site.%s %q: must be \"open\" or \"closed\"", o.name, *o.v))
+		}
+	}
+	return errs
 }
 
 // normalizeMedia fills the media defaults and checks the storage URL.

@@ -74,7 +74,8 @@ max_body_bytes = 1024
 		t.Errorf("compat/file = %q/%q", c.Compat, c.ConfigFile)
 	}
 	wantSite := Site{Title: "My site", Description: "Just another site", URL: "http://127.0.0.1:8080", ShowAvatars: true, Timezone: "UTC",
-		AllowAnonymousComments: true, CommentPreviouslyApproved: true, CommentMaxLinks: 2}
+		AllowAnonymousComments: true, CommentPreviouslyApproved: true, CommentMaxLinks: 2,
+		DefaultCategory: 1, DefaultCommentStatus: "open", DefaultPingStatus: "open"}
 	if c.Site != wantSite {
 		t.Errorf("site = %+v, want %+v", c.Site, wantSite)
 	}
@@ -168,6 +169,10 @@ func TestLoadRejects(t *testing.T) {
 		{"bad compat", "compat = \"drupal\"\n", []string{`compat "drupal"`}},
 		{"bad timezone", "[site]\ntimezone = \"Mars/Olympus\"\n", []string{"site.timezone"}},
 		{"bad url", "[site]\nurl = \"example.com/blog\"\n", []string{"site.url"}},
+		{"bad default comment status", "[site]\ndefault_comment_status = \"maybe\"\n", []string{"site.default_comment_status", `"open" or "closed"`}},
+		{"bad default ping status", "[site]\ndefault_ping_status = \"shut\"\n", []string{"site.default_ping_status"}},
+		{"negative default category", "[site]\ndefault_category = -3\n", []string{"site.default_category"}},
+		{"negative comment max links", "[site]\ncomment_max_links = -1\n", []string{"site.comment_max_links"}},
 		{"negative limit", "[limits]\nmax_upload_bytes = -1\n", []string{"max_upload_bytes"}},
 	}
 	for _, tt := range tests {

@@ -127,10 +127,6 @@ func normalizeCommentType(t string) string {
 	return t
 }
 
-// AllowAnonymousComments reports whether callers who are not signed in may
-// comment (the [site] allow_anonymous_comments option).
-func (s *Site) AllowAnonymousComments() bool { return s.cfg.Site.AllowAnonymousComments }
-
 // GetComment loads one comment; ok is false when it does not exist.
 func (s *Site) GetComment(ctx context.Context, id int64) (*store.Comment, bool, error) {
 	c, err := s.Store.GetComment(ctx, id)
@@ -280,7 +276,11 @@ type CommentCreateCheck struct {
 // CheckCreateComment applies the create permission rules of reference §5.3
 // in order.
 func (s *Site) CheckCreateComment(ctx context.Context, u *auth.User, in CommentCreateCheck) error {
-	if u == nil && !s.AllowAnonymousComments() {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	if u == nil && !set.AllowAnonymousComments {
 		return &Error{Code: "rest_comment_login_required", Message: "Sorry, you must be logged in to comment.", Status: 401}
 	}
 	moderator := u.HasCap("moderate_comments")
@@ -311,7 +311,7 @@ func (s *Site) CheckCreateComment(ctx context.Context, u *auth.User, in CommentC
 }
 
 // applyComment copies the sent fields of in onto c and checks them.
-func (s *Site) applyComment(ctx context.Context, c *store.Comment, in CommentInput, dates bool) error {
+func (s *Site) applyComment(ctx context.Context, c *store.Comment, in CommentInput, dates bool, loc *time.Location) error {
 	if in.Content != nil {
 		c.Content = render.KSESPost(*in.Content)
 	}
@@ -351,10 +351,10 @@ func (s *Site) applyComment(ctx context.Context, c *store.Comment, in CommentInp
 		switch {
 		case in.Date != nil:
 			c.DateGMT = truncSecond(in.Date.UTC())
-			c.Date = s.LocalWallClock(c.DateGMT)
+			c.Date = WallClock(c.DateGMT, loc)
 		case in.DateGMT != nil:
 			c.DateGMT = truncSecond(in.DateGMT.UTC())
-			c.Date = s.LocalWallClock(c.DateGMT)
+			c.Date = WallClock(c.DateGMT, loc)
 		}
 	}
 	if c.Parent != 0 {
@@ -376,8 +376,8 @@ var commentLinkRE = regexp.MustCompile(`(?i)<a [^>]*href`)
 
 // approval decides the stored status of a new comment on post (nil when
 // none): approved when its user wrote the post or moderates comments,
-// otherwise per the site's moderation options.
-func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post) (string, error) {
+// otherwise per the site's comment rules (set).
+func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post, set *Settings) (string, error) {
 	if c.AuthorID != 0 {
 		if post != nil && post.Author == c.AuthorID {
 			return store.CommentApproved, nil
@@ -390,14 +390,13 @@ func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post)
 			return store.CommentApproved, nil
 		}
 	}
-	opt := s.cfg.Site
-	if opt.CommentModeration {
+	if set.CommentModeration {
 		return store.CommentHeld, nil
 	}
-	if opt.CommentMaxLinks > 0 && len(commentLinkRE.FindAllStringIndex(c.Content, -1)) >= opt.CommentMaxLinks {
+	if set.CommentMaxLinks > 0 && int64(len(commentLinkRE.FindAllStringIndex(c.Content, -1))) >= set.CommentMaxLinks {
 		return store.CommentHeld, nil
 	}
-	if opt.CommentPreviouslyApproved {
+	if set.CommentPreviouslyApproved {
 		if c.Type == "pingback" || c.Type == "trackback" || c.AuthorName == "" || c.AuthorEmail == "" {
 			return store.CommentHeld, nil
 		}
@@ -418,9 +417,13 @@ func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post)
 // neither dodged nor turned against someone else.
 func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput, origin CommentOrigin, request any) (*store.Comment, error) {
 	moderator := u.HasCap("moderate_comments")
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("create comment: %w", err)
+	}
 	now := truncSecond(s.Now())
-	c := &store.Comment{Type: "comment", DateGMT: now, Date: s.LocalWallClock(now)}
-	if err := s.applyComment(ctx, c, in, moderator); err != nil {
+	c := &store.Comment{Type: "comment", DateGMT: now, Date: WallClock(now, set.Location())}
+	if err := s.applyComment(ctx, c, in, moderator, set.Location()); err != nil {
 		return nil, err
 	}
 	if u != nil && c.AuthorID == 0 && c.AuthorName == "" && c.AuthorEmail == "" && c.AuthorURL == "" {
@@ -459,7 +462,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 			return nil, &Error{Code: "comment_flood", Message: "You are posting comments too quickly. Slow down.", Status: 429}
 		}
 	}
-	if c.Approved, err = s.approval(ctx, c, post); err != nil {
+	if c.Approved, err = s.approval(ctx, c, post, set); err != nil {
 		return nil, fmt.Errorf("create comment: %w", err)
 	}
 	c = s.PreInsertCommentHook(ctx, c, request)
@@ -543,7 +546,11 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 			return nil, &Error{Code: "rest_comment_invalid_post_id", Message: "Invalid post id.", Status: 403}
 		}
 	}
-	if err := s.applyComment(ctx, &c, in, true); err != nil {
+	loc, err := s.Location(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applyComment(ctx, &c, in, true, loc); err != nil {
 		return nil, err
 	}
 	if in.Status != nil {
@@ -555,7 +562,7 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 	if c == *old {
 		return &c, nil
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := tx.UpdateComment(ctx, &c); err != nil {
 			return err
 		}

@@ -53,11 +53,19 @@ func ParseDate(s string, ignoreOffset bool) (time.Time, bool) {
 	return t.Add(-time.Duration(sign) * (time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)), true
 }
 
-// LocalWallClock returns the site-local wall clock of the UTC instant t as a
-// naive time (location UTC), the way post dates are stored.
-func (s *Site) LocalWallClock(t time.Time) time.Time {
-	l := t.In(s.loc)
+// WallClock returns the wall clock in loc (the site's time zone, see
+// Settings.Location) of the instant t as a naive time (location UTC), the
+// way the local `date` fields are stored. The `_gmt` fields hold the
+// instant itself, so a change of the time zone changes the local dates
+// written from then on and never the instants stored.
+func WallClock(t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
 	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, time.UTC)
+}
+
+// WallClockToUTC reads a naive wall clock in loc as an instant, in UTC.
+func WallClockToUTC(t time.Time, loc *time.Location) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc).UTC()
 }
 
 // FormatDate prints a stored date as the interface does: RFC 3339 without

@@ -49,7 +49,11 @@ func (s *Site) ImportPost(ctx context.Context, tx store.Store, p *store.Post, te
 	if p.ID != 0 {
 		return errors.New("import post: the post already has an id")
 	}
-	s.normalizeImportedPost(pt, p)
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return fmt.Errorf("import post: %w", err)
+	}
+	s.normalizeImportedPost(pt, p, set.Location())
 	if p.FeaturedMedia != 0 {
 		ok, err := s.isAttachment(ctx, tx, p.FeaturedMedia)
 		if err != nil {
@@ -85,7 +89,7 @@ func (s *Site) ImportPost(ctx context.Context, tx store.Store, p *store.Post, te
 				valid[tax.Name] = ids
 			}
 		}
-		if err := s.setPostTerms(ctx, tx, pt, p, valid, true); err != nil {
+		if err := s.setPostTerms(ctx, tx, pt, p, valid, set.DefaultCategory); err != nil {
 			return err
 		}
 	}
@@ -103,8 +107,8 @@ func (s *Site) ImportPost(ctx context.Context, tx store.Store, p *store.Post, te
 }
 
 // normalizeImportedPost applies the interface's field rules to an
-// imported post.
-func (s *Site) normalizeImportedPost(pt *PostType, p *store.Post) {
+// imported post; loc is the site's time zone.
+func (s *Site) normalizeImportedPost(pt *PostType, p *store.Post, loc *time.Location) {
 	p.Title = render.KSESPost(p.Title)
 	p.Content = render.KSESPost(p.Content)
 	p.Excerpt = render.KSESPost(p.Excerpt)
@@ -122,21 +126,21 @@ func (s *Site) normalizeImportedPost(pt *PostType, p *store.Post) {
 	now := truncSecond(s.Now())
 	switch {
 	case p.Date.IsZero() && p.DateGMT.IsZero():
-		p.Date = s.LocalWallClock(now)
+		p.Date = WallClock(now, loc)
 		if !draftLike(p.Status) {
 			p.DateGMT = now
 		}
 	case p.Date.IsZero():
-		p.Date = s.LocalWallClock(p.DateGMT)
+		p.Date = WallClock(p.DateGMT, loc)
 	case p.DateGMT.IsZero() && !draftLike(p.Status):
-		p.DateGMT = s.wallClockToUTC(p.Date)
+		p.DateGMT = WallClockToUTC(p.Date, loc)
 	}
 	// As a new post (CreatePost): modified defaults to the date, and its
 	// GMT form stays null with date_gmt for an undated draft.
 	if p.Modified.IsZero() {
 		p.Modified, p.ModifiedGMT = p.Date, p.DateGMT
 	} else if p.ModifiedGMT.IsZero() && !p.DateGMT.IsZero() {
-		p.ModifiedGMT = s.wallClockToUTC(p.Modified)
+		p.ModifiedGMT = WallClockToUTC(p.Modified, loc)
 	}
 	if p.Status == "publish" && !p.DateGMT.IsZero() && p.DateGMT.After(now) {
 		p.Status = "future"
@@ -178,11 +182,6 @@ func (s *Site) normalizeImportedPost(pt *PostType, p *store.Post) {
 	if st, ok := s.statuses.Get(p.PreTrashStatus); p.Status != "trash" || !ok || st.Internal {
 		p.PreTrashStatus = ""
 	}
-}
-
-// wallClockToUTC reads a naive site-local wall clock as an instant.
-func (s *Site) wallClockToUTC(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, s.loc).UTC()
 }
 
 func (s *Site) isAttachment(ctx context.Context, tx store.Store, id int64) (bool, error) {
@@ -409,14 +408,18 @@ func (s *Site) ImportComment(ctx context.Context, tx store.Store, c *store.Comme
 	c.AuthorName = schema.SanitizeTextField(c.AuthorName)
 	c.AuthorEmail = strings.TrimSpace(c.AuthorEmail)
 	c.AuthorURL = schema.EscURLRaw(c.AuthorURL)
+	loc, err := s.Location(ctx)
+	if err != nil {
+		return fmt.Errorf("import comment: %w", err)
+	}
 	now := truncSecond(s.Now())
 	switch {
 	case c.Date.IsZero() && c.DateGMT.IsZero():
-		c.DateGMT, c.Date = now, s.LocalWallClock(now)
+		c.DateGMT, c.Date = now, WallClock(now, loc)
 	case c.Date.IsZero():
-		c.Date = s.LocalWallClock(c.DateGMT)
+		c.Date = WallClock(c.DateGMT, loc)
 	case c.DateGMT.IsZero():
-		c.DateGMT = s.wallClockToUTC(c.Date)
+		c.DateGMT = WallClockToUTC(c.Date, loc)
 	}
 	if c.AuthorID != 0 {
 		if _, err := tx.GetUser(ctx, c.AuthorID); errors.Is(err, store.ErrNotFound) {

@@ -261,12 +261,16 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	}
 
 	pt, _ := s.types.Get(AttachmentType)
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	p := &store.Post{Type: AttachmentType, Status: "inherit", Author: u.ID(), MimeType: mimeType,
-		CommentStatus: "open", PingStatus: "closed"}
+		CommentStatus: set.DefaultCommentStatus, PingStatus: "closed"}
 	if in.Status != nil && *in.Status != "private" {
 		in.Status = nil
 	}
-	if err := s.apply(ctx, u, pt, p, in.PostInput, true); err != nil {
+	if err := s.apply(ctx, u, pt, p, in.PostInput, true, set); err != nil {
 		return nil, nil, err
 	}
 
@@ -292,7 +296,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	}
 
 	now := s.Now()
-	local := s.LocalWallClock(now)
+	local := WallClock(now, set.Location())
 	folder := fmt.Sprintf("%04d/%02d", local.Year(), int(local.Month()))
 	blobs := s.Blobs()
 	if blobs == nil {
@@ -482,8 +486,12 @@ func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m
 	if !ok || old.Type != AttachmentType {
 		return nil, nil, errBad("rest_post_invalid_id", "Post id is invalid.")
 	}
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	p := *old
-	if err := s.apply(ctx, u, pt, &p, in.PostInput, false); err != nil {
+	if err := s.apply(ctx, u, pt, &p, in.PostInput, false, set); err != nil {
 		return nil, nil, err
 	}
 	if in.Post != nil {
@@ -503,7 +511,7 @@ func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m
 	if in.AltText != nil {
 		nm.AltText = render.PlainText(*in.AltText)
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}

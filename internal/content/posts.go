@@ -279,8 +279,10 @@ func (s *Site) checkStatus(u *auth.User, pt *PostType, status string) (string, e
 }
 
 // apply validates in and copies it onto p (a copy of the stored post, or a
-// new post). It follows the order of the original's prepare step.
-func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.Post, in PostInput, creating bool) error {
+// new post). It follows the order of the original's prepare step; local
+// dates are written in the time zone of set.
+func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.Post, in PostInput, creating bool, set *Settings) error {
+	loc := set.Location()
 	if in.Title != nil && (pt.Supports(SupportTitle) || pt.Builtin) {
 		p.Title = render.KSESPost(*in.Title)
 	}
@@ -302,11 +304,11 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 	switch {
 	case in.Date != nil:
 		p.DateGMT = truncSecond(in.Date.UTC())
-		p.Date = s.LocalWallClock(p.DateGMT)
+		p.Date = WallClock(p.DateGMT, loc)
 		dateGiven = true
 	case in.DateGMT != nil:
 		p.DateGMT = truncSecond(in.DateGMT.UTC())
-		p.Date = s.LocalWallClock(p.DateGMT)
+		p.Date = WallClock(p.DateGMT, loc)
 		dateGiven = true
 	}
 	if in.Slug != nil {
@@ -394,14 +396,14 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 	// Dates and the publish/future flip.
 	if !dateGiven {
 		if creating {
-			p.Date = s.LocalWallClock(now)
+			p.Date = WallClock(now, loc)
 			if !draftLike(p.Status) {
 				p.DateGMT = now
 			}
 		} else if p.DateGMT.IsZero() && !draftLike(p.Status) {
 			// Publishing a draft that never had a date stamps it now.
 			p.DateGMT = now
-			p.Date = s.LocalWallClock(now)
+			p.Date = WallClock(now, loc)
 		}
 	}
 	if p.Status == "publish" && !p.DateGMT.IsZero() && p.DateGMT.After(now) {
@@ -422,7 +424,7 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 		p.Modified, p.ModifiedGMT = p.Date, p.DateGMT
 	} else {
 		p.ModifiedGMT = now
-		p.Modified = s.LocalWallClock(now)
+		p.Modified = WallClock(now, loc)
 	}
 
 	if pt.Supports(SupportEditor) && pt.Supports(SupportTitle) && pt.Supports(SupportExcerpt) &&
@@ -435,30 +437,27 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 // CreatePost validates in and stores a new post of type pt by u. siteRoot is
 // the site URL used for the post's GUID.
 func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in PostInput, siteRoot string) (*store.Post, error) {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("create post: %w", err)
+	}
 	p := &store.Post{
 		Type:   pt.Name,
 		Status: "draft",
 		Author: u.ID(),
 	}
-	if pt.Supports(SupportComments) {
-		p.CommentStatus, p.PingStatus = "open", "open"
-		if pt.Name == "page" {
-			p.CommentStatus, p.PingStatus = "closed", "closed"
-		}
-	} else {
-		p.CommentStatus, p.PingStatus = "closed", "closed"
-	}
-	if err := s.apply(ctx, u, pt, p, in, true); err != nil {
+	p.CommentStatus, p.PingStatus = set.newCommentStatus(pt)
+	if err := s.apply(ctx, u, pt, p, in, true, set); err != nil {
 		return nil, err
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
 		if err := tx.InsertPost(ctx, p); err != nil {
 			return err
 		}
-		if err := s.setPostTerms(ctx, tx, pt, p, in.Terms, true); err != nil {
+		if err := s.setPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory); err != nil {
 			return err
 		}
 		p.GUID = guidFor(siteRoot, pt, p.ID)
@@ -482,11 +481,15 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 	if !ok {
 		return nil, errBad("rest_post_invalid_id", "Post id is invalid.")
 	}
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("update post %d: %w", old.ID, err)
+	}
 	p := *old
-	if err := s.apply(ctx, u, pt, &p, in, false); err != nil {
+	if err := s.apply(ctx, u, pt, &p, in, false, set); err != nil {
 		return nil, err
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}
@@ -496,7 +499,7 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 				return err
 			}
 		}
-		if err := s.setPostTerms(ctx, tx, pt, &p, in.Terms, false); err != nil {
+		if err := s.setPostTerms(ctx, tx, pt, &p, in.Terms, 0); err != nil {
 			return err
 		}
 		if err := tx.UpdatePost(ctx, &p); err != nil {
@@ -597,13 +600,17 @@ func (s *Site) Trashable(pt *PostType, p *store.Post) bool {
 // TrashPost moves p to the trash, remembering its status; its comments
 // become post-trashed in the same transaction.
 func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
+	loc, err := s.Location(ctx)
+	if err != nil {
+		return fmt.Errorf("trash post %d: %w", p.ID, err)
+	}
 	t := *p
 	t.PreTrashStatus = p.Status
 	t.Status = "trash"
 	now := truncSecond(s.Now())
 	t.ModifiedGMT = now
-	t.Modified = s.LocalWallClock(now)
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	t.Modified = WallClock(now, loc)
+	err = s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := tx.UpdatePost(ctx, &t); err != nil {
 			return err
 		}
@@ -743,45 +750,71 @@ func (s *Site) ParentChains(ctx context.Context, posts []*store.Post) (map[int64
 // PublishDue publishes every scheduled post whose date has come and
 // returns how many it published. It is safe to run on several nodes at
 // once: each post is re-read and switched inside its own transaction.
+// Which posts are due is decided on date_gmt: the local dates are looked
+// through with a bound no time zone can pass (UTC+14), so that posts dated
+// under a time zone the site had before are published on time too.
 func (s *Site) PublishDue(ctx context.Context) (int, error) {
 	now := s.Now()
-	before := s.LocalWallClock(now.Add(time.Second))
+	before := WallClock(now.Add(maxZoneOffset+time.Second), time.UTC)
+	const batch = 500
 	var n int
 	for _, pt := range s.types.All() {
-		due, err := s.Store.ListPosts(ctx, store.PostQuery{
-			Types: []string{pt.Name}, Statuses: []string{"future"}, Before: &before,
-			Limit: 500, OrderBy: "date", Order: "asc",
-		})
-		if err != nil {
-			return n, err
-		}
-		for _, p := range due {
-			if p.DateGMT.After(now) {
-				continue
-			}
-			published := false
-			err := s.Store.Tx(ctx, func(tx store.Store) error {
-				cur, err := tx.GetPost(ctx, p.ID)
-				if err != nil || cur.Status != "future" {
-					return err
-				}
-				old := *cur
-				cur.Status = "publish"
-				if err := s.finishSlug(ctx, tx, pt, cur); err != nil {
-					return err
-				}
-				published = true
-				if err := tx.UpdatePost(ctx, cur); err != nil {
-					return err
-				}
-				return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "updated", ID: cur.ID, Record: cur, Old: &old})
+		for offset := 0; ; {
+			due, err := s.Store.ListPosts(ctx, store.PostQuery{
+				Types: []string{pt.Name}, Statuses: []string{"future"}, Before: &before,
+				Offset: offset, Limit: batch, OrderBy: "date", Order: "asc",
 			})
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err != nil {
 				return n, err
 			}
-			if published {
-				n++
+			published, err := s.publishDue(ctx, pt, due, now)
+			n += published
+			if err != nil {
+				return n, err
 			}
+			if len(due) < batch {
+				break
+			}
+			// The posts published left the set; the others are skipped.
+			offset += len(due) - published
+		}
+	}
+	return n, nil
+}
+
+// maxZoneOffset is the largest offset of a time zone from UTC.
+const maxZoneOffset = 14 * time.Hour
+
+// publishDue publishes those of the scheduled posts due whose date_gmt is
+// not after now, and returns how many it published.
+func (s *Site) publishDue(ctx context.Context, pt *PostType, due []*store.Post, now time.Time) (int, error) {
+	var n int
+	for _, p := range due {
+		if p.DateGMT.After(now) {
+			continue
+		}
+		published := false
+		err := s.Store.Tx(ctx, func(tx store.Store) error {
+			cur, err := tx.GetPost(ctx, p.ID)
+			if err != nil || cur.Status != "future" {
+				return err
+			}
+			old := *cur
+			cur.Status = "publish"
+			if err := s.finishSlug(ctx, tx, pt, cur); err != nil {
+				return err
+			}
+			published = true
+			if err := tx.UpdatePost(ctx, cur); err != nil {
+				return err
+			}
+			return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "updated", ID: cur.ID, Record: cur, Old: &old})
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return n, err
+		}
+		if published {
+			n++
 		}
 	}
 	return n, nil

@@ -29,6 +29,10 @@ type Site struct {
 	clock    func() time.Time
 	renders  renderCache
 	counts   countCache
+	// settings caches the effective settings for a store version;
+	// fileSettings are the configuration file's (settings.go).
+	settings     settingsCache
+	fileSettings *Settings
 
 	// PostTrashable, when set, filters whether a post may be trashed
 	// (the rest_<type>_trashable hook point); supported is the type's
@@ -90,6 +94,8 @@ func NewSite(st store.Store, cfg *config.Config) (*Site, error) {
 		clock:    time.Now,
 	}
 	s.taxonomies = newTaxonomies(cfg.Taxonomies)
+	s.fileSettings = defaultSettings(cfg.Site)
+	s.fileSettings.Timezone, s.fileSettings.loc = loc.String(), loc
 	s.authz = &auth.Authorizer{
 		TypeCaps: func(name string) (auth.TypeCaps, bool) {
 			pt, ok := s.types.Get(name)
@@ -115,8 +121,15 @@ func (s *Site) Types() *Types { return s.types }
 // Statuses returns the post status registry.
 func (s *Site) Statuses() *Statuses { return s.statuses }
 
-// Location returns the site's time zone.
-func (s *Site) Location() *time.Location { return s.loc }
+// Location returns the site's time zone: the effective timezone setting
+// (see Settings).
+func (s *Site) Location(ctx context.Context) (*time.Location, error) {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.Location(), nil
+}
 
 // SetClock replaces the clock (tests).
 func (s *Site) SetClock(now func() time.Time) { s.clock = now }

@@ -14,9 +14,11 @@ import (
 	"github.com/folio-server/folio/internal/store"
 )
 
-// DefaultCategoryID is the id of the default category ("Uncategorized"),
-// created by the store's migrations: posts created without categories get
-// it, and it cannot be deleted.
+// DefaultCategoryID is the id of the category ("Uncategorized") the
+// store's migrations create: the default_category setting's value unless
+// the configuration or an administrator names another (see Settings).
+// Posts created without categories get the default category, and it
+// cannot be deleted.
 const DefaultCategoryID int64 = 1
 
 // TermHooks are the term hook points. Each is optional; request is the
@@ -484,15 +486,19 @@ func (s *Site) checkNoLoop(ctx context.Context, tx store.Store, t *store.Term) e
 
 // DeleteTerm removes term t of tax. Its posts lose it (a post left without
 // a category gets the default one) and its children move to its parent.
-// The default category cannot be deleted (rest_cannot_delete, 500, as the
-// original answers).
+// The default category (the default_category setting) cannot be deleted
+// (rest_cannot_delete, 500, as the original answers).
 func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) error {
 	var reassign int64
 	if tax.Name == "category" {
-		if t.ID == DefaultCategoryID {
+		set, err := s.Settings(ctx)
+		if err != nil {
+			return fmt.Errorf("delete term %d: %w", t.ID, err)
+		}
+		if t.ID == set.DefaultCategory {
 			return &Error{Code: "rest_cannot_delete", Message: "The resource cannot be deleted.", Status: 500}
 		}
-		reassign = DefaultCategoryID
+		reassign = set.DefaultCategory
 	}
 	err := s.Store.Tx(ctx, func(tx store.Store) error {
 		if err := tx.DeleteTerm(ctx, t.ID, reassign); err != nil {
@@ -509,9 +515,10 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 // setPostTerms writes the term arrays of a post inside the write
 // transaction tx: each taxonomy of pt that terms names is replaced, with
 // the ids that are not terms of that taxonomy skipped silently (reference
-// "Terms on write"); a new `post` that names no categories gets the
-// default category. Taxonomies that do not apply to pt are ignored.
-func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, creating bool) error {
+// "Terms on write"); a new `post` that names no categories gets
+// defaultCategory (0 when the post is not new). Taxonomies that do not
+// apply to pt are ignored.
+func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64) error {
 	taxes := s.taxonomies.ForType(pt.Name)
 	var all []int64
 	for _, tax := range taxes {
@@ -535,8 +542,8 @@ func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p
 					ids = append(ids, id)
 				}
 			}
-		case creating && pt.Name == "post" && tax.Name == "category":
-			ids = []int64{DefaultCategoryID}
+		case defaultCategory != 0 && pt.Name == "post" && tax.Name == "category":
+			ids = []int64{defaultCategory}
 		default:
 			continue
 		}

@@ -80,9 +80,9 @@ func (s *Site) preInsertUser(ctx context.Context, u *store.User, request any) er
 
 // AvatarSizes returns the avatar sizes to output, through the
 // rest_avatar_sizes hook point. It is empty when the site does not show
-// avatars.
-func (s *Site) AvatarSizes() []int {
-	if !s.cfg.Site.ShowAvatars {
+// avatars (the show_avatars setting; see SettingsOrLast).
+func (s *Site) AvatarSizes(ctx context.Context) []int {
+	if !s.SettingsOrLast(ctx).ShowAvatars {
 		return nil
 	}
 	sizes := slices.Clone(DefaultAvatarSizes)
@@ -154,7 +154,9 @@ func (s *Site) PublishedAuthors(ctx context.Context, ids []int64) (map[int64]boo
 
 // CanViewUser applies the single-user visibility rule (reference §5.3):
 // yourself always; otherwise list_users, edit_user on target, or a
-// published post of a public type by target.
+// published post of a public type by target. Callers who may list the
+// authors (CanListAuthors) also see every author (AuthorRoles), as the
+// users collection lists them with who=authors.
 func (s *Site) CanViewUser(ctx context.Context, viewer *auth.User, target int64) (bool, error) {
 	if viewer != nil && viewer.ID() == target {
 		return true, nil
@@ -166,7 +168,64 @@ func (s *Site) CanViewUser(ctx context.Context, viewer *auth.User, target int64)
 	if err != nil {
 		return false, err
 	}
-	return pub[target], nil
+	if pub[target] || !s.CanListAuthors(viewer) {
+		return pub[target], nil
+	}
+	u, ok, err := s.GetUser(ctx, target)
+	if err != nil || !ok {
+		return false, err
+	}
+	return s.IsAuthor(u), nil
+}
+
+// CanListAuthors reports whether u may list the site's authors (the users
+// collection's who=authors): u may edit the posts of a post type exposed
+// to the interface that supports authors, as in WordPress 4.7+.
+func (s *Site) CanListAuthors(u *auth.User) bool {
+	if u == nil {
+		return false
+	}
+	for _, pt := range s.types.All() {
+		if pt.ShowInRest && pt.Supports(SupportAuthor) && u.HasCap(pt.Caps.EditPosts) {
+			return true
+		}
+	}
+	return false
+}
+
+// AuthorRoles returns the roles whose users are authors: those with a user
+// level above 0 (a level_1 … level_10 capability), which is what
+// WordPress's who=authors selects (contributors, authors, editors and
+// administrators among the default roles; subscribers are not authors).
+func (s *Site) AuthorRoles() []string {
+	var out []string
+	for _, name := range s.roles.Names() {
+		role, ok := s.roles.Get(name)
+		if ok && roleHasLevel(role) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// IsAuthor reports whether u holds a role of AuthorRoles.
+func (s *Site) IsAuthor(u *store.User) bool {
+	for _, name := range u.Roles {
+		if role, ok := s.roles.Get(name); ok && roleHasLevel(role) {
+			return true
+		}
+	}
+	return false
+}
+
+// roleHasLevel reports whether role grants a user level above 0.
+func roleHasLevel(role *auth.Role) bool {
+	for i := 1; i <= 10; i++ {
+		if role.Caps["level_"+strconv.Itoa(i)] {
+			return true
+		}
+	}
+	return false
 }
 
 // ListUsers returns one page of the users q selects and the total number

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,18 +28,19 @@ type commentsController struct {
 
 func newCommentsController(site *content.Site, names rest.Names) *commentsController {
 	c := &commentsController{site: site, names: names, base: names.Namespace + "/comments"}
-	c.write, _ = c.itemSchema()
+	c.write, _ = c.itemSchema(context.Background())
 	return c
 }
 
-// itemSchema returns the item schema for the current avatar sizes, and
-// those sizes.
-func (c *commentsController) itemSchema() (*schema.Object, []int) {
-	return c.items.get(c.site.AvatarSizes(), commentSchema)
+// itemSchema returns the item schema for the current avatar sizes (the
+// show_avatars setting as of ctx), and those sizes.
+func (c *commentsController) itemSchema(ctx context.Context) (*schema.Object, []int) {
+	return c.items.get(c.site.AvatarSizes(ctx), commentSchema)
 }
 
 func (c *commentsController) register(rs *rest.Server, ns string) {
-	itemSchema := func() *schema.Object { o, _ := c.itemSchema(); return o }
+	c.items.registered(rs)
+	itemSchema := func() *schema.Object { o, _ := c.itemSchema(context.Background()); return o }
 	rs.Register(ns, "/comments", &rest.Route{
 		Schema:     itemSchema,
 		Prefetch:   c.prefetchLists,
@@ -569,7 +571,10 @@ func (c *commentsController) query(r *rest.Request) (store.CommentQuery, int, in
 		Limit:         perPage,
 	}
 	q.Karma = optInt(r, "karma")
-	q.After, q.Before = dateRange(c.site, r)
+	var err error
+	if q.After, q.Before, err = dateRange(c.site, r); err != nil {
+		return q, 0, 0, err
+	}
 	q.Offset = pageOffset(r, page, perPage)
 	return q, page, perPage, nil
 }
@@ -747,7 +752,7 @@ type hasRepliesKey int64
 // prepareMany builds resources for a page of comments with a fixed number
 // of queries (see related).
 func (c *commentsController) prepareMany(r *rest.Request, list []*store.Comment, ctx schema.Context) ([]*rest.Resource, error) {
-	o, sizes := c.itemSchema()
+	o, sizes := c.itemSchema(r.Context())
 	rel, err := c.related(r, list)
 	if err != nil {
 		return nil, err

@@ -40,6 +40,7 @@ func Register(rs *rest.Server, site *content.Site) {
 	newAppPasswordsController(site, rs.Names()).register(rs, ns)
 	newSessionsController(site, rs.Names()).register(rs, ns)
 	newCommentsController(site, rs.Names()).register(rs, ns)
+	(&settingsController{site: site}).register(rs, ns)
 }
 
 // apiError turns a domain error into the interface's error, resolving the

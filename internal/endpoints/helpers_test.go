@@ -39,7 +39,26 @@ type env struct {
 func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
 	t.Helper()
 	// SQLite, or PostgreSQL when FOLIO_TEST_DATABASE_URL is set.
-	db := storetest.Open(t)
+	e := envOn(t, storetest.Open(t), mutate...)
+	for _, role := range allRoles[:5] {
+		e.addUser(role, role)
+	}
+	return e
+}
+
+// node returns a second server over db, another handle on e's database
+// (storetest.OpenN), as a second node of a cluster would be: same
+// configuration, users and passwords, its own caches.
+func (e *env) node(db storetest.Store, mutate ...func(*config.Config)) *env {
+	e.t.Helper()
+	n := envOn(e.t, db, mutate...)
+	n.pass, n.users = e.pass, e.users
+	return n
+}
+
+// envOn starts a Folio API over db without users.
+func envOn(t testing.TB, db storetest.Store, mutate ...func(*config.Config)) *env {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Site.Title = "Test site"
 	cfg.Site.Description = "Just testing"
@@ -62,14 +81,21 @@ func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
 		names = rest.WordPressNames()
 	}
 	rs := rest.NewServer(rest.Config{
-		Names:           names,
-		SiteName:        cfg.Site.Title,
-		SiteDescription: cfg.Site.Description,
-		MaxBodyBytes:    1 << 20,
-		MaxUploadBytes:  4 << 20,
-		Authenticate:    auth.Chain(basic),
-		Cache:           cache,
-		Version:         db.Version, // as internal/server: ETags with or without the cache
+		Names: names,
+		// As internal/server: the index names the site with its
+		// effective settings.
+		SiteInfo: func(ctx context.Context) (string, string, error) {
+			set, err := site.Settings(ctx)
+			if err != nil {
+				return "", "", err
+			}
+			return set.Title, set.Description, nil
+		},
+		MaxBodyBytes:   1 << 20,
+		MaxUploadBytes: 4 << 20,
+		Authenticate:   auth.Chain(basic),
+		Cache:          cache,
+		Version:        db.Version, // as internal/server: ETags with or without the cache
 	})
 	endpoints.Register(rs, site)
 	mux := http.NewServeMux()
@@ -77,9 +103,6 @@ func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
 	mux.Handle(names.Prefix, rs)
 	e := &env{t: t, srv: httptest.NewServer(mux), site: site, db: db, pass: map[string]string{}, users: map[string]int64{}}
 	t.Cleanup(e.srv.Close)
-	for _, role := range allRoles[:5] {
-		e.addUser(role, role)
-	}
 	return e
 }
 

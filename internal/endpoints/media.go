@@ -391,7 +391,10 @@ func (c *mediaController) delete(r *rest.Request) (*rest.Response, error) {
 // ---- collection ----
 
 func (c *mediaController) list(r *rest.Request) (*rest.Response, error) {
-	q, page, perPage := c.query(r)
+	q, page, perPage, err := c.query(r)
+	if err != nil {
+		return nil, err
+	}
 	if r.Has("parent") {
 		q.Parents, q.ParentsSet = r.IDs("parent"), true
 	}

@@ -490,7 +490,10 @@ func (c *postsController) input(r *rest.Request) (content.PostInput, error) {
 // ---- collection ----
 
 func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
-	q, page, perPage := c.query(r)
+	q, page, perPage, err := c.query(r)
+	if err != nil {
+		return nil, err
+	}
 	q = c.site.PostQueryHook(r.Context(), c.pt, q, r)
 	posts, total, err := c.site.ListPosts(r.Context(), q)
 	if err != nil {
@@ -515,7 +518,7 @@ func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 
 // query turns the collection parameters (and the whitelisted `filter[]`
 // vars, decisions #11) into a store query.
-func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
+func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int, error) {
 	page, perPage := pageArgs(r)
 	q := store.PostQuery{
 		Types:      []string{c.pt.Name},
@@ -542,7 +545,10 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 		q.MenuOrder = &m
 	}
 	q.Slugs = slugFilter(r)
-	q.After, q.Before = dateRange(c.site, r)
+	var err error
+	if q.After, q.Before, err = dateRange(c.site, r); err != nil {
+		return q, 0, 0, err
+	}
 	q.Statuses = c.statuses(r.String("status"))
 	c.addTermFilters(r, &q)
 
@@ -599,7 +605,7 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int) {
 	}
 	q.Limit = perPage
 	q.Offset = pageOffset(r, page, perPage)
-	return q, page, perPage
+	return q, page, perPage, nil
 }
 
 var filterOrderBy = map[string]string{

@@ -112,6 +112,16 @@ func optInt(r *rest.Request, name string) *int64 {
 	return &n
 }
 
+// optBool returns the boolean parameter name when the request has it, else
+// nil (left unchanged).
+func optBool(r *rest.Request, name string) *bool {
+	if !r.Has(name) {
+		return nil
+	}
+	b := r.Bool(name)
+	return &b
+}
+
 // dateFields reads the `date` (site-local) and `date_gmt` parameters as
 // UTC instants. `date` wins over `date_gmt` when both are given, and an
 // empty value counts as not given; an unparsable one is rest_invalid_param.
@@ -139,18 +149,26 @@ func invalidDate(name string) error {
 }
 
 // dateRange reads the `after` and `before` collection parameters as site
-// wall-clock times; an empty or unparsable value is no bound.
-func dateRange(site *content.Site, r *rest.Request) (after, before *time.Time) {
+// wall-clock times (in the site's time zone); an empty or unparsable value
+// is no bound.
+func dateRange(site *content.Site, r *rest.Request) (after, before *time.Time, err error) {
+	if r.String("after") == "" && r.String("before") == "" {
+		return nil, nil, nil
+	}
+	loc, err := site.Location(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
 	bound := func(name string) *time.Time {
 		if s := r.String(name); s != "" {
 			if t, ok := content.ParseDate(s, false); ok {
-				local := site.LocalWallClock(t)
+				local := content.WallClock(t, loc)
 				return &local
 			}
 		}
 		return nil
 	}
-	return bound("after"), bound("before")
+	return bound("after"), bound("before"), nil
 }
 
 // pathUser resolves the user_id capture of the /users/<id>/… sub-resources
@@ -224,6 +242,9 @@ type avatarSchema struct {
 	mu     sync.Mutex
 	schema *schema.Object
 	sizes  []int
+	// rs, once the routes are registered, adds the extensions' fields to
+	// a schema built afterwards.
+	rs *rest.Server
 }
 
 // get returns the schema for sizes, built with build when there is none
@@ -233,8 +254,19 @@ func (a *avatarSchema) get(sizes []int, build func([]int) *schema.Object) (*sche
 	defer a.mu.Unlock()
 	if a.schema == nil || !slices.Equal(sizes, a.sizes) {
 		a.schema, a.sizes = build(sizes), sizes
+		if a.rs != nil {
+			a.rs.AddFieldsTo(a.schema)
+		}
 	}
 	return a.schema, a.sizes
+}
+
+// registered records rs, whose extension fields join the schemas built
+// from now on.
+func (a *avatarSchema) registered(rs *rest.Server) {
+	a.mu.Lock()
+	a.rs = rs
+	a.mu.Unlock()
 }
 
 // slugArg is the `slug` filter of a collection of what: one slug in the

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,18 +31,19 @@ type usersController struct {
 
 func newUsersController(site *content.Site, names rest.Names) *usersController {
 	c := &usersController{site: site, names: names, base: names.Namespace + "/users"}
-	c.write, _ = c.itemSchema()
+	c.write, _ = c.itemSchema(context.Background())
 	return c
 }
 
-// itemSchema returns the item schema for the current avatar sizes, and
-// those sizes.
-func (c *usersController) itemSchema() (*schema.Object, []int) {
-	return c.items.get(c.site.AvatarSizes(), userSchema)
+// itemSchema returns the item schema for the current avatar sizes (the
+// show_avatars setting as of ctx), and those sizes.
+func (c *usersController) itemSchema(ctx context.Context) (*schema.Object, []int) {
+	return c.items.get(c.site.AvatarSizes(ctx), userSchema)
 }
 
 func (c *usersController) register(rs *rest.Server, ns string) {
-	itemSchema := func() *schema.Object { o, _ := c.itemSchema(); return o }
+	c.items.registered(rs)
+	itemSchema := func() *schema.Object { o, _ := c.itemSchema(context.Background()); return o }
 	rs.Register(ns, "/users", &rest.Route{
 		Schema:     itemSchema,
 		AllowBatch: true,
@@ -164,6 +166,7 @@ func (c *usersController) collectionParams() []*rest.Arg {
 		&rest.Arg{Name: "orderby", Description: "Sort collection by object attribute.", Type: "string", Default: "name", Enum: []string{"id", "include", "name", "registered_date"}, Sanitize: sanitizeKey},
 		slugArg(c.names, "resources"),
 		&rest.Arg{Name: "roles", Description: "Limit result set to resources matching at least one specific role provided. Accepts csv list or single role.", Type: "array", Sanitize: sanitizeSlugList},
+		&rest.Arg{Name: "who", Description: "Limit result set to users who are considered authors.", Type: "string", Enum: []string{"authors"}},
 	)
 }
 
@@ -241,6 +244,9 @@ func (c *usersController) listPermission(r *rest.Request) error {
 	}
 	if r.ContextName() == "edit" && !r.User.HasCap("list_users") {
 		return rest.AuthError(r, "rest_forbidden_context", "Sorry, you cannot view this resource with edit context.")
+	}
+	if r.String("who") == "authors" && !c.site.CanListAuthors(r.User) {
+		return rest.AuthError(r, "rest_forbidden_who", "Sorry, you are not allowed to query users by this parameter.")
 	}
 	return nil
 }
@@ -322,7 +328,19 @@ func (c *usersController) list(r *rest.Request) (*rest.Response, error) {
 	if q.Slugs = slugFilter(r); q.Slugs != nil {
 		q.Search = ""
 	}
-	if !r.User.HasCap("list_users") {
+	switch {
+	case r.String("who") == "authors":
+		// Every author, whether or not they have published (the
+		// permission check allowed the caller to list them).
+		authors := c.site.AuthorRoles()
+		if len(q.Roles) > 0 {
+			authors = slices.DeleteFunc(slices.Clone(q.Roles), func(role string) bool { return !slices.Contains(authors, role) })
+		}
+		q.Roles = authors
+		if len(q.Roles) == 0 {
+			q.Include = []int64{-1}
+		}
+	case !r.User.HasCap("list_users"):
 		q.HasPublishedOfTypes = c.site.PublicTypeNames()
 		if len(q.HasPublishedOfTypes) == 0 {
 			q.Include = []int64{-1}
@@ -449,7 +467,7 @@ func (c *usersController) input(r *rest.Request) content.UserInput {
 // ---- prepare for response ----
 
 func (c *usersController) prepareMany(r *rest.Request, users []*store.User, ctx schema.Context) []*rest.Resource {
-	o, sizes := c.itemSchema()
+	o, sizes := c.itemSchema(r.Context())
 	out := make([]*rest.Resource, len(users))
 	for i, u := range users {
 		out[i] = c.prepareWith(r, u, ctx, o, sizes)
@@ -459,7 +477,7 @@ func (c *usersController) prepareMany(r *rest.Request, users []*store.User, ctx 
 
 // prepare builds the resource of u.
 func (c *usersController) prepare(r *rest.Request, u *store.User, ctx schema.Context) *rest.Resource {
-	o, sizes := c.itemSchema()
+	o, sizes := c.itemSchema(r.Context())
 	return c.prepareWith(r, u, ctx, o, sizes)
 }
 

@@ -167,10 +167,25 @@ func TestUsersItemVisibilityByRole(t *testing.T) {
 				}
 				noSecrets(t, r)
 			}
-			// A user without published posts: yourself, or list_users.
+			// A user without published posts: yourself, list_users, or,
+			// when the user is an author, callers who may list the
+			// authors (who=authors: those who may edit posts).
 			r := e.do("GET", e.userPath("editor"), login)
 			switch login {
-			case "administrator", "editor":
+			case "administrator", "editor", "author", "contributor":
+				r.wantStatus(200)
+				noSecrets(t, r)
+				if m := r.obj(); login != "administrator" && login != "editor" && (m["email"] != nil || m["username"] != nil) {
+					t.Errorf("an author seen by %s shows account fields: %v", login, m)
+				}
+			default:
+				r.wantError(authStatus(login), "rest_user_cannot_view")
+			}
+			// A subscriber without posts is no author: yourself or
+			// list_users only.
+			r = e.do("GET", e.userPath("subscriber"), login)
+			switch login {
+			case "administrator", "subscriber":
 				r.wantStatus(200)
 			default:
 				r.wantError(authStatus(login), "rest_user_cannot_view")

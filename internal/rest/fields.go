@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/folio-server/folio/internal/schema"
 )
@@ -50,6 +51,8 @@ type CollectionArg struct {
 
 // fieldSet holds the registered fields by title.
 type fieldSet struct {
+	// mu guards augmented, which AddFieldsTo may write while serving.
+	mu        sync.Mutex
 	fields    map[string][]*Field
 	collArgs  map[string][]*Arg
 	augmented map[*schema.Object]bool
@@ -93,12 +96,7 @@ func (s *Server) extend(def *Route) {
 		return
 	}
 	fields := s.extra.fields[o.Title]
-	if len(fields) > 0 && !s.extra.augmented[o] {
-		s.extra.augmented[o] = true
-		for _, f := range fields {
-			o.Add(f.Schema)
-		}
-	}
+	s.AddFieldsTo(o)
 	for _, e := range def.Endpoints {
 		write := strings.Contains(e.Methods, "POST") || strings.Contains(e.Methods, "PUT") || strings.Contains(e.Methods, "PATCH")
 		if write {
@@ -133,6 +131,27 @@ func (s *Server) extend(def *Route) {
 				}
 			}
 		}
+	}
+}
+
+// AddFieldsTo adds the fields registered for o's title to the item schema
+// o, once per schema object. Registration does it for the schema a route
+// has then; a controller that builds a new item schema later (users and
+// comments, whose avatar_urls follow the show_avatars setting) calls it on
+// the new one.
+func (s *Server) AddFieldsTo(o *schema.Object) {
+	fields := s.extra.fields[o.Title]
+	if len(fields) == 0 {
+		return
+	}
+	s.extra.mu.Lock()
+	defer s.extra.mu.Unlock()
+	if s.extra.augmented[o] {
+		return
+	}
+	s.extra.augmented[o] = true
+	for _, f := range fields {
+		o.Add(f.Schema)
 	}
 }
 

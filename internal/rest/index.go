@@ -12,9 +12,16 @@ func (s *Server) rootIndex(r *Request) (*Response, error) {
 	for _, rt := range s.routes {
 		routes.Add(rt.key, s.routeData(r, rt, help))
 	}
+	name, desc := s.cfg.SiteName, s.cfg.SiteDescription
+	if s.cfg.SiteInfo != nil {
+		var err error
+		if name, desc, err = s.cfg.SiteInfo(r.Context()); err != nil {
+			return nil, err
+		}
+	}
 	out := NewKeyed()
-	out.Add("name", s.cfg.SiteName)
-	out.Add("description", s.cfg.SiteDescription)
+	out.Add("name", name)
+	out.Add("description", desc)
 	out.Add("url", r.SiteURL(""))
 	out.Add("home", r.SiteURL(""))
 	out.Add("namespaces", append([]string{}, s.namespaces...))

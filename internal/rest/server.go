@@ -100,6 +100,10 @@ type Config struct {
 	Names           Names
 	SiteName        string
 	SiteDescription string
+	// SiteInfo, when set, gives the index's name and description instead
+	// of SiteName and SiteDescription, for sites whose settings change
+	// while they run (an error fails the index request).
+	SiteInfo func(ctx context.Context) (name, description string, err error)
 	// SiteURL is the public site URL without trailing slash; "" means the
 	// scheme and host of each request (the scheme as forwarded.Scheme
 	// says: X-Forwarded-Proto counts from trusted proxies only).

@@ -54,7 +54,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 // bundle and the admin's scripts. The site's title travels in a data
 // attribute, not in a script.
 func (s *Server) adminPage(r *http.Request, settings, nonce string) string {
-	title := html.EscapeString(s.cfg.Site.Title)
+	title := html.EscapeString(s.pageSettings(r).Title)
 	if title == "" {
 		title = "Folio"
 	}

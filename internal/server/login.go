@@ -191,7 +191,7 @@ func safeRedirect(target string) string {
 // loginPage writes the sign-in form, styled by /assets/login.css (no
 // inline script or style).
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, redirect, login, msg string, isError bool) {
-	title := html.EscapeString(s.cfg.Site.Title)
+	title := html.EscapeString(s.pageSettings(r).Title)
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"robots\" content=\"noindex\">\n<title>Sign in &lsaquo; ")
 	b.WriteString(title)

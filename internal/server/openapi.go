@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -38,15 +39,21 @@ var lastOpenAPITag openAPITag
 
 // OpenAPI returns the site's OpenAPI 3.1 description, made from the REST
 // server's route registry (rest.Server.OpenAPI caches it until the
-// registry changes).
+// registry or the site's title and description change).
 func (s *Server) OpenAPI() []byte {
+	return s.openAPI(context.Background())
+}
+
+// openAPI is OpenAPI with the site's settings as of ctx.
+func (s *Server) openAPI(ctx context.Context) []byte {
+	set := s.site.SettingsOrLast(ctx)
 	title := "Folio REST API"
-	if s.cfg.Site.Title != "" {
-		title = s.cfg.Site.Title + " REST API"
+	if set.Title != "" {
+		title = set.Title + " REST API"
 	}
 	return s.api.OpenAPI(rest.OpenAPIInfo{
 		Title:         title,
-		Description:   s.cfg.Site.Description,
+		Description:   set.Description,
 		Version:       s.names.Namespace,
 		SessionCookie: s.sessions.Cookie(),
 	})
@@ -73,7 +80,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	doc := s.OpenAPI()
+	doc := s.openAPI(r.Context())
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=UTF-8")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -93,7 +100,7 @@ func (s *Server) serveAPIDocs(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	title := s.cfg.Site.Title
+	title := s.pageSettings(r).Title
 	if title == "" {
 		title = "Folio"
 	}

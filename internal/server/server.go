@@ -181,11 +181,16 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		}
 	}
 	rs := rest.NewServer(rest.Config{
-		Cache:           cache,
-		Version:         st.Version, // ETags and 304s on anonymous reads
-		Names:           names,
-		SiteName:        cfg.Site.Title,
-		SiteDescription: cfg.Site.Description,
+		Cache:   cache,
+		Version: st.Version, // ETags and 304s on anonymous reads
+		Names:   names,
+		SiteInfo: func(ctx context.Context) (string, string, error) {
+			set, err := site.Settings(ctx)
+			if err != nil {
+				return "", "", err
+			}
+			return set.Title, set.Description, nil
+		},
 		SiteURL:         cfg.Site.URL,
 		MaxBodyBytes:    cfg.Limits.MaxBodyBytes,
 		MaxUploadBytes:  cfg.Limits.MaxUploadBytes,
@@ -331,8 +336,9 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	nonce := newScriptNonce()
 	setPageHeaders(w.Header(), nonce)
 	w.Header().Set("Link", fmt.Sprintf("<%s>; rel=%q", root, rel))
-	title := html.EscapeString(s.cfg.Site.Title)
-	desc := html.EscapeString(s.cfg.Site.Description)
+	set := s.pageSettings(r)
+	title := html.EscapeString(set.Title)
+	desc := html.EscapeString(set.Description)
 	page := "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>" + title + "</title>\n" +
 		"<link rel=\"" + html.EscapeString(rel) + "\" href=\"" + html.EscapeString(root) + "\"/>\n</head>\n<body>\n<h1>" + title + "</h1>\n"
 	if desc != "" {
@@ -344,6 +350,13 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write([]byte(page))
+}
+
+// pageSettings returns the effective site settings (see content.Settings)
+// for a page of the site; a page still shows, with the settings last
+// loaded, when the store cannot be read.
+func (s *Server) pageSettings(r *http.Request) *content.Settings {
+	return s.site.SettingsOrLast(r.Context())
 }
 
 // settingsScript wraps the settings statements of a signed-in page in the

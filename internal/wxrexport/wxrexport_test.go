@@ -311,7 +311,7 @@ func newFixture(t *testing.T) *fixture {
 	// Threaded comments in every status, a pingback and a trackback.
 	cAt := func(n int) (time.Time, time.Time) {
 		gmt := time.Date(2024, 6, 1, 10, n, 0, 0, time.UTC)
-		return site.LocalWallClock(gmt), gmt
+		return content.WallClock(gmt, site.FileSettings().Location()), gmt
 	}
 	mkComment := func(post, parent int64, user *store.User, approved, typ, body string, n int) *store.Comment {
 		local, gmt := cAt(n)

@@ -84,12 +84,12 @@ func envOn(t testing.TB, db storetest.Store, mutate ...func(*config.Config)) *en
 		Names: names,
 		// As internal/server: the index names the site with its
 		// effective settings.
-		SiteInfo: func(ctx context.Context) (string, string, error) {
+		SiteInfo: func(ctx context.Context) (rest.SiteInfo, error) {
 			set, err := site.Settings(ctx)
 			if err != nil {
-				return "", "", err
+				return rest.SiteInfo{}, err
 			}
-			return set.Title, set.Description, nil
+			return rest.SiteInfo{Name: set.Title, Description: set.Description, Timezone: set.Location()}, nil
 		},
 		MaxBodyBytes:   1 << 20,
 		MaxUploadBytes: 4 << 20,

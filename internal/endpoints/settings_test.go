@@ -139,8 +139,14 @@ func TestSettingsChangeIsStoredAndWinsOverTheFile(t *testing.T) {
 			// The index names the site with the new title, for anonymous
 			// callers too (the cached index moved on with the write).
 			root := "/" + strings.Split(mode.base, "/")[1] + "/"
-			if got := e.do("GET", root, "").obj(); got["name"] != "New title" || got["description"] != "A tagline" {
+			got := e.do("GET", root, "").obj()
+			if got["name"] != "New title" || got["description"] != "A tagline" {
 				t.Errorf("index: name %v, description %v", got["name"], got["description"])
+			}
+			// And gives the time zone, as WordPress's index does, so that
+			// clients can write local dates.
+			if got["timezone_string"] != "Asia/Tokyo" || got["gmt_offset"] != float64(9) {
+				t.Errorf("index: timezone_string %v, gmt_offset %v", got["timezone_string"], got["gmt_offset"])
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // rootIndex answers GET {api_root} (§7.1).
@@ -12,18 +13,23 @@ func (s *Server) rootIndex(r *Request) (*Response, error) {
 	for _, rt := range s.routes {
 		routes.Add(rt.key, s.routeData(r, rt, help))
 	}
-	name, desc := s.cfg.SiteName, s.cfg.SiteDescription
+	info := SiteInfo{Name: s.cfg.SiteName, Description: s.cfg.SiteDescription}
 	if s.cfg.SiteInfo != nil {
 		var err error
-		if name, desc, err = s.cfg.SiteInfo(r.Context()); err != nil {
+		if info, err = s.cfg.SiteInfo(r.Context()); err != nil {
 			return nil, err
 		}
 	}
 	out := NewKeyed()
-	out.Add("name", name)
-	out.Add("description", desc)
+	out.Add("name", info.Name)
+	out.Add("description", info.Description)
 	out.Add("url", r.SiteURL(""))
 	out.Add("home", r.SiteURL(""))
+	if info.Timezone != nil {
+		_, offset := time.Now().In(info.Timezone).Zone()
+		out.Add("gmt_offset", float64(offset)/3600)
+		out.Add("timezone_string", info.Timezone.String())
+	}
 	out.Add("namespaces", append([]string{}, s.namespaces...))
 	out.Add("authentication", []any{})
 	out.Add("routes", routes)

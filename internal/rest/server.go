@@ -100,10 +100,10 @@ type Config struct {
 	Names           Names
 	SiteName        string
 	SiteDescription string
-	// SiteInfo, when set, gives the index's name and description instead
-	// of SiteName and SiteDescription, for sites whose settings change
-	// while they run (an error fails the index request).
-	SiteInfo func(ctx context.Context) (name, description string, err error)
+	// SiteInfo, when set, gives what the index says about the site
+	// instead of SiteName and SiteDescription, for sites whose settings
+	// change while they run (an error fails the index request).
+	SiteInfo func(ctx context.Context) (SiteInfo, error)
 	// SiteURL is the public site URL without trailing slash; "" means the
 	// scheme and host of each request (the scheme as forwarded.Scheme
 	// says: X-Forwarded-Proto counts from trusted proxies only).
@@ -143,6 +143,15 @@ type Config struct {
 	// default).
 	CORS   CORS
 	Logger *slog.Logger
+}
+
+// SiteInfo is what the root index says about the site.
+type SiteInfo struct {
+	Name, Description string
+	// Timezone, when set, adds WordPress's gmt_offset (its offset from
+	// UTC now, in hours) and timezone_string (its IANA name) to the
+	// index, which clients need to write local dates.
+	Timezone *time.Location
 }
 
 // Server dispatches API requests to registered routes. Register all routes

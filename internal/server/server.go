@@ -184,12 +184,12 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		Cache:   cache,
 		Version: st.Version, // ETags and 304s on anonymous reads
 		Names:   names,
-		SiteInfo: func(ctx context.Context) (string, string, error) {
+		SiteInfo: func(ctx context.Context) (rest.SiteInfo, error) {
 			set, err := site.Settings(ctx)
 			if err != nil {
-				return "", "", err
+				return rest.SiteInfo{}, err
 			}
-			return set.Title, set.Description, nil
+			return rest.SiteInfo{Name: set.Title, Description: set.Description, Timezone: set.Location()}, nil
 		},
 		SiteURL:         cfg.Site.URL,
 		MaxBodyBytes:    cfg.Limits.MaxBodyBytes,

@@ -3,8 +3,10 @@
 // term pickers with add-new, featured image uploaded by drag and drop into
 // the media grid), scheduling, preview, revisions, the unsaved-changes
 // warning, trash/restore/delete and bulk actions, the media library,
-// users with roles, application passwords and sessions, the terms and
-// settings screens, comment moderation, errors shown where they happen,
+// users with roles, application passwords and sessions, the terms
+// screens, site settings (title and time zone, with the pages and dates
+// that follow), an editor choosing the author among every author, comment
+// moderation, errors shown where they happen,
 // keyboard focus, phone width, and the nonce rules. Every screen visited
 // is photographed into e2e/artifacts/flows/.
 import { after, before, describe, test } from 'node:test';
@@ -435,11 +437,64 @@ describe('admin flows', () => {
 		await page.locator('#terms-list td', { hasText: 'alpha' }).first().waitFor();
 	});
 
-	test('settings: the site’s details, and where options are changed', async () => {
+	test('settings: change the title and the time zone; pages and dates follow', async () => {
 		await go('#settings', 'Settings');
-		assert.match(await page.locator('#site-facts').textContent(), /Site titleFlows/);
-		await page.locator('#settings-missing').waitFor();
+		assert.equal(await page.getByLabel('Site title').inputValue(), 'Flows');
+		assert.equal(await page.getByLabel('Time zone').inputValue(), 'UTC');
+		assert.equal(await page.getByLabel('Let visitors comment without signing in').isChecked(), true);
 		await snap('settings');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await result('#settings-result', 'No changes to save.');
+		// An unknown zone is refused, with the server's reason next to the
+		// field and the result next to the button; nothing is saved.
+		await page.getByLabel('Site title').fill('Not saved');
+		await page.getByLabel('Time zone').fill('Mars/Olympus');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await page.locator('#setting-timezone-error', { hasText: 'not a known time zone' }).waitFor();
+		assert.equal(await page.getByLabel('Time zone').getAttribute('aria-invalid'), 'true');
+		assert.equal(await page.evaluate(() => document.activeElement.id), 'setting-timezone');
+		await result('#settings-result', 'rest_invalid_param');
+		await snap('settings-invalid');
+		assert.equal((await api('GET', 'settings')).body.title, 'Flows');
+		// Valid values are saved, and the error goes.
+		await page.getByLabel('Site title').fill('Flows in Tokyo');
+		await page.getByLabel('Time zone').fill('Asia/Tokyo');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await result('#settings-result', 'Settings saved.');
+		assert.equal(await page.locator('.field-error').count(), 0);
+		assert.equal(await page.getByLabel('Time zone').getAttribute('aria-invalid'), null);
+		const saved = (await api('GET', 'settings')).body;
+		assert.equal(saved.title, 'Flows in Tokyo');
+		assert.equal(saved.timezone, 'Asia/Tokyo');
+		// The header and the window title follow at once, the site's pages
+		// on their next request.
+		assert.equal(await page.locator('header .site a').textContent(), 'Flows in Tokyo');
+		assert.equal(await page.title(), 'Settings \u2039 Flows in Tokyo');
+		assert.match(await (await fetch(server.url + '/')).text(), /<title>Flows in Tokyo<\/title>/);
+		await page.reload();
+		await view('Settings');
+		assert.equal(await page.getByLabel('Time zone').inputValue(), 'Asia/Tokyo');
+		assert.equal(await page.title(), 'Settings \u2039 Flows in Tokyo');
+		// A post scheduled in the editor for 09:30 is at 09:30 in Tokyo
+		// (00:30 UTC).
+		await go('#posts/new', 'Add New Post');
+		await page.getByLabel('Title').fill('Tokyo morning');
+		await page.getByLabel('Status', { exact: true }).selectOption('future');
+		await page.getByLabel('Publish date').fill('2031-06-01T09:30:00');
+		await page.locator('#save-post').click();
+		await result('#save-result', 'Post scheduled for 1 June 2031 at 09:30.');
+		const id = parseInt(/posts\/(\d+)/.exec(page.url())[1], 10);
+		const got = (await api('GET', `posts/${id}?context=edit`)).body;
+		assert.equal(got.date, '2031-06-01T09:30:00');
+		assert.equal(got.date_gmt, '2031-06-01T00:30:00');
+		// A post written now is dated in Tokyo time, and listed so.
+		const made = (await api('POST', 'posts', { title: 'Written in Tokyo', status: 'publish', date_gmt: '2030-01-02T20:15:00' })).body;
+		assert.equal(made.date, '2030-01-03T05:15:00');
+		await go('#posts?search=Written+in+Tokyo', 'Posts');
+		await page.locator('#posts-list tr', { hasText: 'Written in Tokyo' }).filter({ hasText: '3 January 2030 at 05:15' }).waitFor();
+		await snap('posts-in-tokyo-time');
+		// Back to the file's values (null) for the tests that follow.
+		assert.equal((await api('POST', 'settings', { title: null, timezone: null })).status, 200);
 	});
 
 	test('approve a held comment', async () => {
@@ -514,6 +569,38 @@ describe('admin flows', () => {
 		assert.equal(await row.getByRole('link', { name: /^Edit/ }).count(), 0);
 		assert.equal(await row.getByRole('button', { name: /^Trash/ }).count(), 0);
 		await go('#users', 'Not available');
+		await browser.context.clearCookies();
+		await page.goto(server.url + '/login');
+		await page.getByLabel('Username or email address').fill('admin');
+		await page.getByLabel('Password').fill(admin.password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await view('Posts');
+	});
+
+	test('an editor gives a post to another author, chosen from every author of the site', async () => {
+		// A contributor who has published nothing is an author all the
+		// same (who=authors), and is offered.
+		const helper = await server.createUser('helper', 'contributor');
+		await server.createUser('chief', 'editor');
+		const made = (await api('POST', 'posts', { title: 'Needs an author', status: 'draft' })).body;
+		await browser.context.clearCookies();
+		await page.goto(server.url + '/login');
+		await page.getByLabel('Username or email address').fill('chief');
+		await page.getByLabel('Password').fill(admin.password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await view('Posts');
+		await go(`#posts/${made.id}`, 'Edit Post');
+		await page.locator('#author-panel summary').click();
+		await page.locator('#post-author[data-loaded="true"]').waitFor();
+		const offered = await page.$$eval('#post-author option', (os) => os.map((o) => o.textContent));
+		for (const name of ['admin', 'chief', 'helper', 'writer']) {
+			assert.ok(offered.includes(name), `${name} is not offered: ${offered.join(', ')}`);
+		}
+		await page.getByLabel('Author', { exact: true }).selectOption(String(helper.id));
+		await snap('editor-picks-author');
+		await page.locator('#save-post').click();
+		await result('#save-result', 'Draft saved.');
+		assert.equal((await api('GET', `posts/${made.id}?context=edit`)).body.author, helper.id);
 		await browser.context.clearCookies();
 		await page.goto(server.url + '/login');
 		await page.getByLabel('Username or email address').fill('admin');

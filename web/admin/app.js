@@ -40,11 +40,15 @@
 
 	async function load() {
 		const me = new api.models.Me();
-		const [, types, taxes] = await Promise.all([
+		const [, types, taxes, index] = await Promise.all([
 			me.fetch({ data: { context: 'edit' } }),
 			loadRecords('types'),
-			loadRecords('taxonomies')
+			loadRecords('taxonomies'),
+			// The API root tells the site's time zone (dates are written
+			// in it); without it the browser's zone stands in.
+			api.request({ url: api.settings.root, data: { _fields: 'name,timezone_string' } }).then((d) => d, () => ({}))
 		]);
+		A.siteTimezone = (index && index.timezone_string) || '';
 		A.me = me.toJSON();
 		A.types = types.map((t) => Object.assign({}, t, {
 			base: A.linkBase(t),

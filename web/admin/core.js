@@ -76,8 +76,10 @@
 		return (doc.body.textContent || '').replace(/\s+/g, ' ').trim();
 	};
 
-	// Dates. The API gives local wall-clock times without a zone
-	// ("2030-01-01T12:00:18"); they are shown as they are, never converted.
+	// Dates. The API gives local wall-clock times of the site's time zone
+	// without a zone ("2030-01-01T12:00:18"); they are shown as they are,
+	// never converted, and written back with the zone's offset
+	// (withOffset).
 	const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 	A.formatDate = function (s) {
 		const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(s || '');
@@ -86,11 +88,57 @@
 		}
 		return parseInt(m[3], 10) + ' ' + months[parseInt(m[2], 10) - 1] + ' ' + m[1] + ' at ' + m[4] + ':' + m[5];
 	};
-	// nowLocal is the browser's current wall clock as the API writes it.
+	// The site's time zone (an IANA name, from the API index's
+	// timezone_string; app.js sets it at start): the zone the local
+	// `date` fields are written in. Empty means the browser's zone.
+	A.siteTimezone = '';
+	const pad = (n) => String(n).padStart(2, '0');
+	// wallClock gives the wall clock of the instant ms in zone (the
+	// site's when empty and known, else the browser's) as the API writes
+	// it: "2030-01-01T12:00:18".
+	A.wallClock = function (ms, zone) {
+		zone = zone || A.siteTimezone;
+		if (zone) {
+			try {
+				const parts = {};
+				new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+					.formatToParts(new Date(ms)).forEach((x) => {
+						parts[x.type] = x.value;
+					});
+				return parts.year + '-' + parts.month + '-' + parts.day + 'T' + parts.hour + ':' + parts.minute + ':' + parts.second;
+			} catch (e) {
+				// An unknown zone: the browser's below.
+			}
+		}
+		const d = new Date(ms);
+		return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + 'T' + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+	};
+	// nowLocal is the current wall clock in the site's time zone.
 	A.nowLocal = function () {
-		const d = new Date();
-		const p = (n) => String(n).padStart(2, '0');
-		return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + 'T' + p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds());
+		return A.wallClock(Date.now());
+	};
+	// withOffset turns a wall clock of the site's time zone
+	// ("2030-01-01T12:00:00") into the same time with its offset from UTC
+	// ("2030-01-01T12:00:00+09:00"), which the API reads as that instant
+	// whatever its rules for dates without an offset; with no known zone it
+	// is returned as it is.
+	A.withOffset = function (local) {
+		const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(local || '');
+		if (!m || !A.siteTimezone) {
+			return local;
+		}
+		const asUTC = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
+		const offsetAt = (ms) => {
+			const w = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(A.wallClock(ms));
+			return Date.UTC(+w[1], +w[2] - 1, +w[3], +w[4], +w[5], +w[6]) - ms;
+		};
+		// The offset at the instant the wall clock names; twice, for the
+		// hours around a change of offset.
+		let off = offsetAt(asUTC);
+		off = offsetAt(asUTC - off);
+		const mins = Math.round(off / 60000);
+		const sign = mins < 0 ? '-' : '+';
+		return local + sign + pad(Math.floor(Math.abs(mins) / 60)) + ':' + pad(Math.abs(mins) % 60);
 	};
 
 	// parseQuery and query read and write the part of the hash after "?".
@@ -469,6 +517,49 @@
 			control.setAttribute('aria-describedby', hintEl.id);
 		}
 		return el('div', Object.assign({ 'class': 'field' }, attrs || {}), el('label', { 'for': control.id, text: label }), control, hintEl);
+	};
+
+	// fieldErrors shows the reasons of an invalid-parameter error next to
+	// the fields they name (controls: {name: element}): each control gets
+	// aria-invalid and a message tied to it by aria-describedby, and the
+	// first one takes focus. It returns how many it placed.
+	// clearFieldErrors removes them from a form.
+	A.fieldErrors = function (controls, err) {
+		const e = A.errorOf(err);
+		const params = (e.data && e.data.params) || {};
+		let first = null;
+		let n = 0;
+		Object.keys(params).forEach((name) => {
+			const c = controls[name];
+			if (!c || typeof params[name] !== 'string') {
+				return;
+			}
+			const msg = el('span', { 'class': 'field-error', id: c.id + '-error', text: params[name] });
+			(c.closest('.field, .check') || c.parentNode).appendChild(msg);
+			c.setAttribute('aria-invalid', 'true');
+			c.setAttribute('aria-describedby', ((c.getAttribute('aria-describedby') || '') + ' ' + msg.id).trim());
+			first = first || c;
+			n += 1;
+		});
+		if (first) {
+			first.focus();
+		}
+		return n;
+	};
+	A.clearFieldErrors = function (form) {
+		form.querySelectorAll('.field-error').forEach((msg) => {
+			const c = form.querySelector('[aria-describedby~="' + msg.id + '"]');
+			if (c) {
+				c.removeAttribute('aria-invalid');
+				const rest = c.getAttribute('aria-describedby').split(/\s+/).filter((id) => id !== msg.id).join(' ');
+				if (rest) {
+					c.setAttribute('aria-describedby', rest);
+				} else {
+					c.removeAttribute('aria-describedby');
+				}
+			}
+			msg.remove();
+		});
 	};
 
 	// busy marks a button as working (disabled) until the promise settles.

@@ -198,11 +198,15 @@
 				});
 			};
 			fill();
-			A.fetchAll(A.collectionClass('users'), { orderby: 'name' }).then((c) => {
+			// Every user who can author posts (who=authors, for those
+			// who may edit posts), not only those who have published.
+			const Users = A.collectionClass('users');
+			A.fetchAll(Users, { orderby: 'name', who: 'authors' }).catch(() => A.fetchAll(Users, { orderby: 'name' })).then((c) => {
 				c.each((u) => users.set(u.id, u.get('name') || u.get('slug')));
 				const cur = fields.author.value;
 				fill();
 				fields.author.value = cur;
+				fields.author.setAttribute('data-loaded', 'true');
 			}, () => {});
 		}
 		if (props.format && props.format.enum) {
@@ -585,6 +589,11 @@
 			}
 			A.notice(result, 'Saving\u2026', 'busy');
 			const target = isNew ? new Model() : model;
+			if (patch.date) {
+				// The field shows the site's wall clock; it is sent with
+				// the site's offset, so that it means that time there.
+				patch.date = A.withOffset(patch.date);
+			}
 			try {
 				await A.busy(saveButton, target.save(patch, { patch: !isNew, wait: true }));
 			} catch (err) {

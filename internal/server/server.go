@@ -191,9 +191,9 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 			}
 			return rest.SiteInfo{Name: set.Title, Description: set.Description, Timezone: set.Location()}, nil
 		},
-		SiteURL:         cfg.Site.URL,
-		MaxBodyBytes:    cfg.Limits.MaxBodyBytes,
-		MaxUploadBytes:  cfg.Limits.MaxUploadBytes,
+		SiteURL:        cfg.Site.URL,
+		MaxBodyBytes:   cfg.Limits.MaxBodyBytes,
+		MaxUploadBytes: cfg.Limits.MaxUploadBytes,
 		// Upload bodies may outlast ReadTimeout at upload_min_rate.
 		UploadGrace:     ReadTimeout,
 		UploadMinRate:   cfg.Limits.UploadMinRate,

@@ -80,9 +80,9 @@ func (s *Site) preInsertUser(ctx context.Context, u *store.User, request any) er
 
 // AvatarSizes returns the avatar sizes to output, through the
 // rest_avatar_sizes hook point. It is empty when the site does not show
-// avatars (the show_avatars setting; see SettingsOrLast).
-func (s *Site) AvatarSizes(ctx context.Context) []int {
-	if !s.SettingsOrLast(ctx).ShowAvatars {
+// avatars (the show_avatars setting of set).
+func (s *Site) AvatarSizes(set *Settings) []int {
+	if !set.ShowAvatars {
 		return nil
 	}
 	sizes := slices.Clone(DefaultAvatarSizes)

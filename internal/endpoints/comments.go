@@ -28,19 +28,26 @@ type commentsController struct {
 
 func newCommentsController(site *content.Site, names rest.Names) *commentsController {
 	c := &commentsController{site: site, names: names, base: names.Namespace + "/comments"}
-	c.write, _ = c.itemSchema(context.Background())
+	c.write = c.currentSchema()
 	return c
 }
 
-// itemSchema returns the item schema for the current avatar sizes (the
-// show_avatars setting as of ctx), and those sizes.
-func (c *commentsController) itemSchema(ctx context.Context) (*schema.Object, []int) {
-	return c.items.get(c.site.AvatarSizes(ctx), commentSchema)
+// itemSchema returns the item schema for the avatar sizes of the settings
+// set (show_avatars), and those sizes.
+func (c *commentsController) itemSchema(set *content.Settings) (*schema.Object, []int) {
+	return c.items.get(c.site.AvatarSizes(set), commentSchema)
+}
+
+// currentSchema is the item schema outside a request (OPTIONS, the
+// indexes, the API description): for the settings as the store has them.
+func (c *commentsController) currentSchema() *schema.Object {
+	o, _ := c.itemSchema(c.site.SettingsOrLast(context.Background()))
+	return o
 }
 
 func (c *commentsController) register(rs *rest.Server, ns string) {
 	c.items.registered(rs)
-	itemSchema := func() *schema.Object { o, _ := c.itemSchema(context.Background()); return o }
+	itemSchema := c.currentSchema
 	rs.Register(ns, "/comments", &rest.Route{
 		Schema:     itemSchema,
 		Prefetch:   c.prefetchLists,
@@ -752,7 +759,7 @@ type hasRepliesKey int64
 // prepareMany builds resources for a page of comments with a fixed number
 // of queries (see related).
 func (c *commentsController) prepareMany(r *rest.Request, list []*store.Comment, ctx schema.Context) ([]*rest.Resource, error) {
-	o, sizes := c.itemSchema(r.Context())
+	o, sizes := c.itemSchema(requestSettings(r, c.site))
 	rel, err := c.related(r, list)
 	if err != nil {
 		return nil, err

@@ -594,3 +594,34 @@ func TestUsersWhoAuthorsNeedsAnEditableTypeWithAuthors(t *testing.T) {
 	}
 	e.do("GET", "/api/svc/v2/users?who=authors", "subscriber").wantError(403, "rest_forbidden_who")
 }
+
+func TestSettingsAreReadOncePerRequestWhateverThePageSize(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for i := 0; i < 12; i++ {
+		login := fmt.Sprintf("writer%d", i)
+		e.addUser(login, "author")
+		p := e.createPost(login, "post", map[string]any{"title": "By " + login})
+		e.do("POST", comments, login, map[string]any{"post": p.ID, "content": "A comment by " + login}).wantStatus(201)
+		e.site.SetClock(func() time.Time { return time.Now().Add(time.Duration(i+1) * time.Hour) })
+	}
+	count := func(path string) int64 {
+		t.Helper()
+		// A write first, so that each request loads the settings (and
+		// counts) afresh; dated in the past, it stays off the pages.
+		e.createPost("editor", "post", map[string]any{"title": "Bump", "date": "2001-01-01T00:00:00"})
+		before := e.db.Statements()
+		// Signed in: no response cache and no version read up front, so
+		// every settings read would show.
+		e.do("GET", path, "editor").wantStatus(200)
+		return e.db.Statements() - before
+	}
+	// Pages of 2 and 6 of the 12 items (both with a count), with the
+	// embedded users (authors of posts and comments) that show avatars.
+	for _, base := range []string{"/api/svc/v2/posts?_embed=author&", "/api/svc/v2/comments?_embed=author&", "/api/svc/v2/users?who=authors&"} {
+		small, large := count(base+"per_page=2"), count(base+"per_page=6")
+		if small != large {
+			t.Errorf("%s: %d statements for 2 items, %d for 6", base, small, large)
+		}
+	}
+}

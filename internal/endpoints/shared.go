@@ -112,6 +112,23 @@ func optInt(r *rest.Request, name string) *int64 {
 	return &n
 }
 
+// settingsKey caches the site settings in the request-scoped cache
+// shared with embedded requests.
+type settingsKey struct{}
+
+// requestSettings returns the site settings for r, read once per request
+// and its embedded requests (a page of embedded users asks once); when the
+// store cannot be read, the settings last loaded.
+func requestSettings(r *rest.Request, site *content.Site) *content.Settings {
+	cache := r.Cache()
+	if st, ok := cache[settingsKey{}].(*content.Settings); ok {
+		return st
+	}
+	st := site.SettingsOrLast(r.Context())
+	cache[settingsKey{}] = st
+	return st
+}
+
 // optBool returns the boolean parameter name when the request has it, else
 // nil (left unchanged).
 func optBool(r *rest.Request, name string) *bool {

@@ -31,19 +31,26 @@ type usersController struct {
 
 func newUsersController(site *content.Site, names rest.Names) *usersController {
 	c := &usersController{site: site, names: names, base: names.Namespace + "/users"}
-	c.write, _ = c.itemSchema(context.Background())
+	c.write = c.currentSchema()
 	return c
 }
 
-// itemSchema returns the item schema for the current avatar sizes (the
-// show_avatars setting as of ctx), and those sizes.
-func (c *usersController) itemSchema(ctx context.Context) (*schema.Object, []int) {
-	return c.items.get(c.site.AvatarSizes(ctx), userSchema)
+// itemSchema returns the item schema for the avatar sizes of the settings
+// set (show_avatars), and those sizes.
+func (c *usersController) itemSchema(set *content.Settings) (*schema.Object, []int) {
+	return c.items.get(c.site.AvatarSizes(set), userSchema)
+}
+
+// currentSchema is the item schema outside a request (OPTIONS, the
+// indexes, the API description): for the settings as the store has them.
+func (c *usersController) currentSchema() *schema.Object {
+	o, _ := c.itemSchema(c.site.SettingsOrLast(context.Background()))
+	return o
 }
 
 func (c *usersController) register(rs *rest.Server, ns string) {
 	c.items.registered(rs)
-	itemSchema := func() *schema.Object { o, _ := c.itemSchema(context.Background()); return o }
+	itemSchema := c.currentSchema
 	rs.Register(ns, "/users", &rest.Route{
 		Schema:     itemSchema,
 		AllowBatch: true,
@@ -467,7 +474,7 @@ func (c *usersController) input(r *rest.Request) content.UserInput {
 // ---- prepare for response ----
 
 func (c *usersController) prepareMany(r *rest.Request, users []*store.User, ctx schema.Context) []*rest.Resource {
-	o, sizes := c.itemSchema(r.Context())
+	o, sizes := c.itemSchema(requestSettings(r, c.site))
 	out := make([]*rest.Resource, len(users))
 	for i, u := range users {
 		out[i] = c.prepareWith(r, u, ctx, o, sizes)
@@ -477,7 +484,7 @@ func (c *usersController) prepareMany(r *rest.Request, users []*store.User, ctx 
 
 // prepare builds the resource of u.
 func (c *usersController) prepare(r *rest.Request, u *store.User, ctx schema.Context) *rest.Resource {
-	o, sizes := c.itemSchema(r.Context())
+	o, sizes := c.itemSchema(requestSettings(r, c.site))
 	return c.prepareWith(r, u, ctx, o, sizes)
 }
 

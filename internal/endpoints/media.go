@@ -128,7 +128,7 @@ func (c *mediaController) validateMediaStatus(r *rest.Request, _ string, v any) 
 	if s, _ := v.(string); s == "inherit" || r.User.HasCap(c.pt.Caps.EditPosts) {
 		return nil
 	}
-	return errors.New("Status is forbidden")
+	return rest.NewError("rest_forbidden_status", 400, "Status is forbidden")
 }
 
 // ---- permissions ----

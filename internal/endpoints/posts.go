@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -200,7 +199,7 @@ func (c *postsController) validateStatusParam(r *rest.Request, _ string, v any) 
 	if r.User.HasCap(c.pt.Caps.EditPosts) {
 		return nil
 	}
-	return errors.New("Status is forbidden")
+	return rest.NewError("rest_forbidden_status", 400, "Status is forbidden")
 }
 
 // postKey caches loaded posts in the request-scoped cache, which embedded

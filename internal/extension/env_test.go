@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -132,17 +131,6 @@ func (e *env) want(r *resp, status int) {
 	if r.Status != status {
 		e.t.Fatalf("status = %d, want %d: %s", r.Status, status, r.Body)
 	}
-}
-
-// hooksFired returns the recorded hook names without folio_changed.
-func (e *env) hooksFired(prefix ...string) []string {
-	var out []string
-	for _, n := range e.rec.Names() {
-		if len(prefix) == 0 || strings.HasPrefix(n, prefix[0]) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // upload sends a raw file body to /media as login.

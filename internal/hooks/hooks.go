@@ -165,8 +165,7 @@ func (h *Hook[T]) Trigger(e T, final ...func(e T) error) error {
 	prev := e.nextFunc()
 	defer e.setNext(prev)
 	i := 0
-	var next func() error
-	next = func() error {
+	next := func() error {
 		if i >= len(fns) {
 			if prev != nil {
 				return prev()

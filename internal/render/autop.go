@@ -6,10 +6,6 @@ import (
 	"strings"
 )
 
-// allBlocks is the alternation of block-level element names that automatic
-// paragraphs never wrap.
-const allBlocks = `(?:table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|footer|nav|figure|figcaption|details|menu|summary)`
-
 // ws is PCRE's \s without the u modifier; Go's \s lacks the vertical tab.
 const ws = `[\t\n\v\f\r ]`
 

@@ -691,7 +691,7 @@ func TestPaginationLinks(t *testing.T) {
 		})
 	}
 	res := f.do(t, "GET", "/api/svc/v2/things?per_page=2", "")
-	if _, ok := res.RawHeader["X-API-TotalPages"]; !ok {
+	if _, ok := res.RawHeader[rest.DefaultNames().TotalPagesHeader()]; !ok {
 		t.Errorf("X-API-TotalPages not sent with the spec's spelling: %v", res.RawHeader)
 	}
 	if res.Header.Get("X-API-TotalPages") != "3" {

@@ -414,9 +414,7 @@ func (s *restSite) snapshot(t *testing.T, sample int, keys []string) *snapshot {
 
 	// Single posts with _embed, as the administrator and anonymously.
 	if keys == nil {
-		for _, k := range n.postKeys() {
-			keys = append(keys, k)
-		}
+		keys = append(keys, n.postKeys()...)
 		if sample > 0 && len(keys) > sample {
 			step := len(keys) / sample
 			var picked []string

@@ -529,30 +529,6 @@ func (e *exporter) batch(ctx context.Context, posts []*store.Post) error {
 	return nil
 }
 
-// pages reads every comment fetch returns, page by page, handing each to
-// fn.
-func (e *exporter) pages(ctx context.Context, fetch func(ap, ai int64, limit int) ([]*store.ExportedComment, error),
-	key func(*store.ExportedComment) (int64, int64), fn func(*store.ExportedComment)) error {
-	limit := 5 * e.opts.BatchSize
-	var ap, ai int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rows, err := fetch(ap, ai, limit)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			fn(r)
-		}
-		if len(rows) < limit {
-			return nil
-		}
-		ap, ai = key(rows[len(rows)-1])
-	}
-}
-
 // pager reads rows ordered by (post id, id) page by page and hands out,
 // post after post, the rows of one post.
 type pager[T any] struct {

@@ -645,11 +645,11 @@ func (c countingStore) ExportPosts(ctx context.Context, q store.ExportPostQuery)
 // probe is a writer that records, when half of the expected bytes have
 // arrived, how many batches of posts had been read, and samples the heap.
 type probe struct {
-	n, half, total int
-	batches        *int
-	atHalf         int
-	peak           uint64
-	writes         int
+	n, half int
+	batches *int
+	atHalf  int
+	peak    uint64
+	writes  int
 }
 
 func (p *probe) Write(b []byte) (int, error) {

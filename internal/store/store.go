@@ -1,6 +1,7 @@
 // Package store declares the storage interfaces Folio's domain layer uses and
-// the records they exchange. Implementations live in sub-packages
-// (store/sqlite, later store/postgres) and must pass the same test suite.
+// the records they exchange. The implementation on SQL databases is written
+// once in store/sqlstore; store/sqlite and store/postgres give it their
+// dialect and connections and pass the same test suite (store/storetest).
 //
 // The interfaces are split by consumer: posts, users, application passwords
 // and site options. Handlers never see this package; the content and auth
@@ -23,6 +24,10 @@ var ErrConflict = errors.New("store: conflict")
 // unreachable (down, restarting) rather than from the request; the API
 // answers them with 503.
 var ErrUnavailable = errors.New("store: database unavailable")
+
+// ErrBusy is wrapped by errors that come from another writer holding the
+// database locked for longer than the store waits for it.
+var ErrBusy = errors.New("store: database busy")
 
 // Post is one row of the posts table: posts, pages, attachments, custom post
 // types and (later) revisions share it.

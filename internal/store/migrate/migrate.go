@@ -92,6 +92,16 @@ func Load(fsys fs.FS) ([]Migration, error) {
 	return out, nil
 }
 
+// LoadDir is Load on the directory dir of fsys, such as the migrations/
+// directory a store package embeds.
+func LoadDir(fsys fs.FS, dir string) ([]Migration, error) {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return Load(sub)
+}
+
 func sortMigrations(ms []Migration) {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
 }

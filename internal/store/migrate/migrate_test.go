@@ -104,6 +104,26 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadDirReadsOneDirectory: LoadDir loads the migrations of the named
+// directory only, as a store package's embedded migrations/ is read.
+func TestLoadDirReadsOneDirectory(t *testing.T) {
+	files := fstest.MapFS{
+		"migrations/0002_b.sql": {Data: []byte("B")},
+		"migrations/0001_a.sql": {Data: []byte("A")},
+		"other/0003_c.sql":      {Data: []byte("C")},
+	}
+	ms, err := LoadDir(files, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].Version != 1 || ms[1].Version != 2 || ms[1].SQL != "B" {
+		t.Fatalf("LoadDir = %+v", ms)
+	}
+	if _, err := LoadDir(files, "../x"); err == nil {
+		t.Fatal("LoadDir accepted an invalid directory name")
+	}
+}
+
 func TestUpAppliesInOrderAndIsIdempotent(t *testing.T) {
 	t.Parallel()
 	db := tempDB(t)

@@ -1,0 +1,89 @@
+package sqlstore
+
+import "time"
+
+// Dialect is what differs between the SQL databases the store runs on: the
+// few expressions each writes its own way and the classes of its errors.
+// Everything else (the statements, the scanning of rows, the mapping of
+// errors) is written once in this package.
+//
+// Statements number their parameters $1, $2, ...: PostgreSQL's syntax,
+// which modernc.org/sqlite binds by number as well, so one statement text
+// serves both.
+type Dialect interface {
+	// Name is the database's name; error messages start with it
+	// ("sqlite: ...").
+	Name() string
+	// Time returns the parameter value that stores t: its wall clock to
+	// the second without zone, the zero time as the database's zero date.
+	Time(t time.Time) any
+	// In returns the condition that col is (when not is false) or is not
+	// one of list, a []int64 or []string of any length, bound as one
+	// parameter of a, so that a filter has one statement text whatever
+	// its length.
+	In(a *Args, col string, list any, not bool) string
+	// Position returns the expression whose value orders rows as col
+	// stands in ids (ORDER BY include).
+	Position(a *Args, ids []int64, col string) string
+	// Values returns a table expression named alias with one column,
+	// value: the elements of ids.
+	Values(a *Args, ids []int64, alias string) string
+	// Fold returns col with ASCII letters folded to lower case, for = and
+	// IN against values folded the same way (strings.ToLower of ASCII),
+	// in a form the column's case-insensitive index serves.
+	Fold(col string) string
+	// FoldOrder returns the ORDER BY expression that sorts col with ASCII
+	// letters folded to lower case, byte-wise otherwise.
+	FoldOrder(col string) string
+	// Match returns the condition that one of cols contains word, ASCII
+	// case-insensitively (Unicode case-insensitively for a word with
+	// other letters). It is where a dialect may use its full-text search.
+	Match(a *Args, cols []string, word string) string
+	// DatePart returns the condition that the year, month or day (part)
+	// of the date column col is n; the zero date matches none.
+	DatePart(a *Args, col, part string, n int) string
+	// Unlimited is the LIMIT that sets no limit (for an OFFSET alone).
+	Unlimited() string
+	// Insert returns the statement that inserts one row into table, its
+	// id generated (cols and vals leave it out), and whether the
+	// statement returns the id as its row (RETURNING id) rather than as
+	// the driver's last insert id.
+	Insert(table, cols, vals string) (query string, returning bool)
+	// Lock returns the clause that locks the rows a SELECT inside a write
+	// transaction reads (FOR UPDATE, with SKIP LOCKED when skip is set),
+	// or "" where the write transaction holds the whole database.
+	Lock(skip bool) string
+	// JSONArray returns the aggregate that collects expr, in order, into
+	// a JSON array (text; NULL or '[]' over no rows).
+	JSONArray(expr, order string) string
+	// JSONObject returns the aggregate that collects key → the boolean
+	// val into a JSON object (text; NULL over no rows).
+	JSONObject(key, val string) string
+	// Catalog returns the queries that read the schema, for copies.
+	Catalog() Catalog
+
+	// Unique reports whether err is a unique or primary key violation
+	// and, when it can tell, names the column: "table.column".
+	Unique(err error) (column string, ok bool)
+	// Busy reports whether err says another writer held the database
+	// locked for longer than the store waits.
+	Busy(err error) bool
+	// ConnLost reports whether err says the connection failed (the server
+	// closed it, restarted or cannot be reached) rather than the
+	// statement.
+	ConnLost(err error) bool
+}
+
+// Catalog holds the queries that read a database's schema.
+type Catalog struct {
+	// Tables lists, one name a row, the tables that hold the site: not
+	// the schema's bookkeeping (applied migrations, the version counter,
+	// id counters).
+	Tables string
+	// ForeignKeys lists every foreign key as a row (table, referenced
+	// table).
+	ForeignKeys string
+	// LastIDs lists, per table with generated ids, the last id handed
+	// out: rows (table, id).
+	LastIDs string
+}

@@ -1,0 +1,237 @@
+// Package sqlstore is Folio's store logic on an SQL database, written once
+// for every database it runs on: the statements for posts, terms,
+// comments, users, media, sessions, application passwords, meta, options,
+// the webhook outbox, exports, copies and the import map; the scanning of
+// their rows; and the mapping of errors to the store's.
+//
+// A database package (store/sqlite, store/postgres) gives it a Dialect (the
+// few expressions that differ, and the classes of errors) and its Conns
+// (the pools and transactions statements run on, and how writes are
+// serialised), and keeps for itself only what is its own: opening and
+// tuning connections, migrations, and its writers' discipline.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// Conn runs statements: a connection pool or a transaction.
+type Conn interface {
+	Exec(ctx context.Context, query string, args ...any) (sql.Result, error)
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+}
+
+// Rows is the result of a query, read as database/sql's rows are.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	// Columns names the result's columns.
+	Columns() []string
+	Err() error
+	Close()
+}
+
+// Tx is an open transaction.
+type Tx interface {
+	Conn
+	Commit(ctx context.Context) error
+	// Rollback ends the transaction; after Commit it does nothing and
+	// returns nil.
+	Rollback(ctx context.Context) error
+	// Guard runs fn so that a statement of fn that fails leaves the
+	// transaction usable: under a savepoint where a failed statement
+	// aborts the whole transaction, directly where it does not.
+	Guard(ctx context.Context, fn func(Conn) error) error
+}
+
+// Conns is how a database package runs the store's statements.
+type Conns interface {
+	// Reader is the Conn reads outside a transaction run on.
+	Reader() Conn
+	// Begin starts a write transaction. serial is set for Store.Tx, whose
+	// function reads and then writes: its transaction must run alone
+	// among the write transactions of every process using the database.
+	Begin(ctx context.Context, serial bool) (Tx, error)
+	// Snapshot starts a read-only transaction whose reads all see the
+	// database as it was at its first read, without blocking writers.
+	Snapshot(ctx context.Context) (Tx, error)
+	// Importer returns the store.Importer of Copier.Import, writing in tx;
+	// count is called once for each statement it runs.
+	Importer(tx Tx, count func()) store.Importer
+	// Close closes the pools.
+	Close() error
+}
+
+// DB is a store on an SQL database. It is safe for concurrent use.
+type DB struct {
+	ops
+	d     Dialect
+	c     Conns
+	stmts atomic.Int64
+}
+
+// New returns the store that runs its statements on c in dialect d.
+func New(d Dialect, c Conns) *DB {
+	db := &DB{d: d, c: c}
+	db.ops = ops{db: db}
+	return db
+}
+
+// Statements returns how many SQL statements (queries and executions, not
+// BEGIN, COMMIT or locks) the store has run since New.
+func (db *DB) Statements() int64 { return db.stmts.Load() }
+
+// Close closes the database package's pools.
+func (db *DB) Close() error { return db.c.Close() }
+
+// Version returns the write counter; it is one point read.
+func (db *DB) Version(ctx context.Context) (int64, error) {
+	return db.ops.version(ctx)
+}
+
+// txState is one open transaction; dirty records whether it wrote content.
+type txState struct {
+	tx    Tx
+	dirty bool
+}
+
+// txStore is the store bound to one transaction.
+type txStore struct {
+	ops
+}
+
+// Version returns the write counter as the transaction sees it.
+func (t *txStore) Version(ctx context.Context) (int64, error) {
+	return t.version(ctx)
+}
+
+// Close does nothing: the transaction ends when Tx's fn returns.
+func (t *txStore) Close() error { return nil }
+
+// ops holds every store method; DB uses it outside transactions and txStore
+// inside one.
+type ops struct {
+	db *DB
+	tx *txState // nil outside a transaction
+}
+
+// reader returns the querier reads go through.
+func (o ops) reader() querier {
+	if o.tx != nil {
+		return querier{db: o.db, c: o.tx.tx}
+	}
+	return querier{db: o.db, c: o.db.c.Reader(), retry: true}
+}
+
+// writeTx runs fn in a write transaction: the open one when o is bound to a
+// transaction, otherwise a new one that bumps the version when fn changed
+// content and commits. When guard is set and o is in a transaction, fn runs
+// under Tx.Guard, so that an expected failure (a unique violation) leaves
+// the transaction usable.
+func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (changed bool, err error)) error {
+	if o.tx != nil {
+		if !guard {
+			changed, err := fn(querier{db: o.db, c: o.tx.tx})
+			if changed {
+				o.tx.dirty = true
+			}
+			return err
+		}
+		var changed bool
+		err := o.tx.tx.Guard(ctx, func(c Conn) (err error) {
+			changed, err = fn(querier{db: o.db, c: c})
+			return err
+		})
+		if changed && err == nil {
+			o.tx.dirty = true
+		}
+		return err
+	}
+	tx, err := o.db.c.Begin(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	changed, err := fn(querier{db: o.db, c: tx})
+	if err != nil {
+		return err
+	}
+	if changed {
+		if err := o.bump(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return o.db.fail("commit", err)
+	}
+	return nil
+}
+
+// bump increases the version inside tx.
+func (o ops) bump(ctx context.Context, tx Tx) error {
+	q := querier{db: o.db, c: tx}
+	if _, err := q.exec(ctx, `UPDATE store_version SET version = version + 1 WHERE id = 1`); err != nil {
+		return o.db.fail("bump version", err)
+	}
+	return nil
+}
+
+func (o ops) version(ctx context.Context) (int64, error) {
+	var v int64
+	if err := o.reader().queryRow(ctx, `SELECT version FROM store_version WHERE id = 1`).Scan(&v); err != nil {
+		return 0, o.db.fail("read version", err)
+	}
+	return v, nil
+}
+
+// fail wraps err with what the store was doing, in the dialect's name.
+func (db *DB) fail(what string, err error) error {
+	return Fail(db.d, what, err)
+}
+
+// Fail wraps err with the dialect's name and what the store was doing; a
+// lost connection also wraps store.ErrUnavailable (the API answers 503
+// instead of 500), a busy database store.ErrBusy.
+func Fail(d Dialect, what string, err error) error {
+	switch {
+	case d.ConnLost(err):
+		return fmt.Errorf("%s: %s: %w: %w", d.Name(), what, store.ErrUnavailable, err)
+	case d.Busy(err):
+		return fmt.Errorf("%s: %s: %w: %w", d.Name(), what, store.ErrBusy, err)
+	}
+	return fmt.Errorf("%s: %s: %w", d.Name(), what, err)
+}
+
+// conflict is Conflict in db's dialect.
+func (db *DB) conflict(err error, what string) error {
+	return Conflict(db.d, err, what)
+}
+
+// Conflict turns a unique violation into store.ErrConflict naming the
+// column ("store: conflict: users.login") and wraps other errors as Fail
+// does.
+func Conflict(d Dialect, err error, what string) error {
+	col, ok := d.Unique(err)
+	switch {
+	case !ok:
+		return Fail(d, what, err)
+	case col == "":
+		return fmt.Errorf("%s: %s: %w", d.Name(), what, store.ErrConflict)
+	}
+	return fmt.Errorf("%w: %s", store.ErrConflict, col)
+}
+
+// notFound is the error of a missing record.
+func (db *DB) notFound(what string) error {
+	return fmt.Errorf("%s: %s: %w", db.d.Name(), what, store.ErrNotFound)
+}
+
+// errorf formats an error in the dialect's name.
+func (db *DB) errorf(format string, args ...any) error {
+	return fmt.Errorf(db.d.Name()+": "+format, args...)
+}

@@ -1,0 +1,69 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// InsertAppPassword stores p and sets p.ID; store.ErrConflict when its
+// UUID is taken.
+func (o ops) InsertAppPassword(ctx context.Context, p *store.AppPassword) error {
+	if p.ID != 0 {
+		return o.db.errorf("insert application password: id is %d, want 0", p.ID)
+	}
+	return o.writeTx(ctx, true, func(q querier) (bool, error) {
+		id, err := q.insert(ctx, "app_passwords", `uuid, user_id, name, hash, created, last_used, last_ip`,
+			p.UUID, p.UserID, p.Name, p.Hash, o.db.d.Time(p.Created), o.db.d.Time(p.LastUsed), p.LastIP)
+		if err != nil {
+			return false, o.db.conflict(err, "insert application password")
+		}
+		p.ID = id
+		return true, nil
+	})
+}
+
+func scanAppPassword(s scanner) (*store.AppPassword, error) {
+	var p store.AppPassword
+	if err := s.Scan(&p.ID, &p.UUID, &p.UserID, &p.Name, &p.Hash, at(&p.Created), at(&p.LastUsed), &p.LastIP); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// ListAppPasswords returns a user's application passwords, oldest first.
+func (o ops) ListAppPasswords(ctx context.Context, userID int64) ([]*store.AppPassword, error) {
+	out := []*store.AppPassword{}
+	if err := collect(ctx, o.reader(), &out, scanAppPassword, `SELECT id, uuid, user_id, name, hash, created,
+		last_used, last_ip FROM app_passwords WHERE user_id = $1 ORDER BY id`, userID); err != nil {
+		return nil, o.db.fail("list application passwords", err)
+	}
+	return out, nil
+}
+
+// DeleteAppPassword removes one application password of a user;
+// store.ErrNotFound when the user has none with that UUID.
+func (o ops) DeleteAppPassword(ctx context.Context, userID int64, uuid string) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `DELETE FROM app_passwords WHERE user_id = $1 AND uuid = $2`, userID, uuid)
+		if err != nil {
+			return false, o.db.fail("delete application password", err)
+		}
+		return o.db.affected(res, "application password "+uuid)
+	})
+}
+
+// TouchAppPassword records a use at at from ip; store.ErrNotFound when the
+// password does not exist.
+func (o ops) TouchAppPassword(ctx context.Context, id int64, at time.Time, ip string) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `UPDATE app_passwords SET last_used = $1, last_ip = $2 WHERE id = $3`,
+			o.db.d.Time(at), ip, id)
+		if err != nil {
+			return false, o.db.fail("touch application password", err)
+		}
+		return o.db.affected(res, fmt.Sprintf("application password %d", id))
+	})
+}

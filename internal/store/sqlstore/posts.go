@@ -1,0 +1,342 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// postCols lists the posts columns in scanPost's order.
+const postCols = `id, type, status, author, parent, menu_order, title, content, excerpt, slug,
+	password, guid, date, date_gmt, modified, modified_gmt, comment_status, ping_status,
+	sticky, format, template, featured_media, mime_type, comment_count, pre_trash_status`
+
+// postInsertCols lists the posts columns InsertPost writes, postArgs' order.
+const postInsertCols = `type, status, author, parent, menu_order, title, content, excerpt, slug,
+	password, guid, date, date_gmt, modified, modified_gmt, comment_status, ping_status,
+	sticky, format, template, featured_media, mime_type, comment_count, pre_trash_status`
+
+func scanPost(s scanner) (*store.Post, error) {
+	var p store.Post
+	if err := s.Scan(&p.ID, &p.Type, &p.Status, &p.Author, &p.Parent, &p.MenuOrder, &p.Title,
+		&p.Content, &p.Excerpt, &p.Slug, &p.Password, &p.GUID, at(&p.Date), at(&p.DateGMT),
+		at(&p.Modified), at(&p.ModifiedGMT), &p.CommentStatus, &p.PingStatus, &p.Sticky, &p.Format,
+		&p.Template, &p.FeaturedMedia, &p.MimeType, &p.CommentCount, &p.PreTrashStatus); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// postArgs returns p's columns after id, in postInsertCols order.
+func (db *DB) postArgs(p *store.Post) []any {
+	t := db.d.Time
+	return []any{p.Type, p.Status, p.Author, p.Parent, p.MenuOrder, p.Title, p.Content,
+		p.Excerpt, p.Slug, p.Password, p.GUID, t(p.Date), t(p.DateGMT), t(p.Modified),
+		t(p.ModifiedGMT), p.CommentStatus, p.PingStatus, p.Sticky, p.Format, p.Template,
+		p.FeaturedMedia, p.MimeType, p.CommentCount, p.PreTrashStatus}
+}
+
+// postUpdateArgs returns the arguments of UpdatePost: postArgs(p) without
+// comment_count, which only the comment writes change, then p.ID.
+func (db *DB) postUpdateArgs(p *store.Post) []any {
+	args := db.postArgs(p)
+	// comment_count is the second-to-last column.
+	n := len(args)
+	return append(args[:n-2:n-2], args[n-1], p.ID)
+}
+
+// GetPost loads one post; store.ErrNotFound when there is none.
+func (o ops) GetPost(ctx context.Context, id int64) (*store.Post, error) {
+	p, err := scanPost(o.reader().queryRow(ctx, `SELECT `+postCols+` FROM posts WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, o.db.notFound(fmt.Sprintf("post %d", id))
+	}
+	if err != nil {
+		return nil, o.db.fail(fmt.Sprintf("get post %d", id), err)
+	}
+	return p, nil
+}
+
+// GetPosts loads the posts with the given ids in one query.
+func (o ops) GetPosts(ctx context.Context, ids []int64) (map[int64]*store.Post, error) {
+	out := make(map[int64]*store.Post, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	var posts []*store.Post
+	err := collect(ctx, o.reader(), &posts, scanPost, `SELECT `+postCols+` FROM posts WHERE `+inExpr(o.db.d, a, "id", ids, false), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("get posts", err)
+	}
+	for _, p := range posts {
+		out[p.ID] = p
+	}
+	return out, nil
+}
+
+// visibilityExpr turns v into a condition on the posts table alias t
+// (columns status and author).
+func visibilityExpr(d Dialect, a *Args, t string, v *store.Visibility) string {
+	var alts []string
+	if len(v.Public) > 0 {
+		alts = append(alts, inExpr(d, a, t+"status", v.Public, false))
+	}
+	if v.Owner != 0 && len(v.OwnStatuses) > 0 {
+		alts = append(alts, `(`+t+`author = `+a.Add(v.Owner)+` AND `+inExpr(d, a, t+"status", v.OwnStatuses, false)+`)`)
+	}
+	if len(v.OthersStatuses) > 0 {
+		alts = append(alts, inExpr(d, a, t+"status", v.OthersStatuses, false))
+	}
+	if len(alts) == 0 {
+		return `FALSE`
+	}
+	return "(" + strings.Join(alts, " OR ") + ")"
+}
+
+// postWhere turns q's filters into a WHERE clause.
+func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
+	c := db.newCond(a)
+	if len(q.Types) > 0 {
+		inList(c, "type", q.Types, false)
+	}
+	if len(q.Statuses) > 0 {
+		inList(c, "status", q.Statuses, false)
+	}
+	if v := q.Visibility; v != nil {
+		c.add(visibilityExpr(db.d, a, "", v))
+	}
+	if words := strings.Fields(q.Search); len(words) > 0 {
+		// The text of a protected post is searched only for callers who
+		// may read it (store.PostQuery.Search).
+		open := `password = ''`
+		if q.SearchPassword != "" {
+			open += ` OR password = ` + a.Add(q.SearchPassword)
+		}
+		if q.SearchProtected != nil {
+			open += ` OR ` + visibilityExpr(db.d, a, "", q.SearchProtected)
+		}
+		for _, w := range words {
+			title := db.d.Match(a, []string{"title"}, w)
+			text := db.d.Match(a, []string{"excerpt", "content"}, w)
+			c.add(`(` + title + ` OR ((` + open + `) AND ` + text + `))`)
+		}
+	}
+	if q.After != nil {
+		c.add(`date > ` + a.Add(db.d.Time(*q.After)))
+	}
+	if q.Before != nil {
+		c.add(`date < ` + a.Add(db.d.Time(*q.Before)))
+	}
+	if len(q.Authors) > 0 {
+		inList(c, "author", q.Authors, false)
+	}
+	if len(q.AuthorExclude) > 0 {
+		inList(c, "author", q.AuthorExclude, true)
+	}
+	if len(q.Include) > 0 {
+		inList(c, "id", q.Include, false)
+	}
+	if len(q.Exclude) > 0 {
+		inList(c, "id", q.Exclude, true)
+	}
+	if q.ParentsSet {
+		if len(q.Parents) == 0 {
+			c.add(`FALSE`)
+		} else {
+			inList(c, "parent", q.Parents, false)
+		}
+	}
+	if len(q.ParentExclude) > 0 {
+		inList(c, "parent", q.ParentExclude, true)
+	}
+	if len(q.Slugs) > 0 {
+		inList(c, "slug", q.Slugs, false)
+	}
+	if q.MenuOrder != nil {
+		c.add(`menu_order = ` + a.Add(*q.MenuOrder))
+	}
+	if len(q.MimeTypes) > 0 {
+		inList(c, "mime_type", q.MimeTypes, false)
+	}
+	if len(q.MimePrefixes) > 0 {
+		var alts []string
+		for _, p := range q.MimePrefixes {
+			alts = append(alts, `mime_type LIKE `+a.Add(LikeEscape(p)+"%")+` ESCAPE '\'`)
+		}
+		c.add("(" + strings.Join(alts, " OR ") + ")")
+	}
+	if q.Year > 0 {
+		c.add(db.d.DatePart(a, "date", "year", q.Year))
+	}
+	if q.Month > 0 {
+		c.add(db.d.DatePart(a, "date", "month", q.Month))
+	}
+	if q.Day > 0 {
+		c.add(db.d.DatePart(a, "date", "day", q.Day))
+	}
+	for _, f := range q.Terms {
+		termFilterCond(c, f)
+	}
+	parentVisibilityCond(c, q)
+	return c
+}
+
+// postOrder returns the ORDER BY clause for q; ties break on id in the
+// same direction.
+func (db *DB) postOrder(q *store.PostQuery, a *Args) string {
+	dir := orderDir(q.Order, "DESC")
+	var by string
+	switch q.OrderBy {
+	case "id":
+		by = "id " + dir
+	case "include":
+		if len(q.Include) == 0 {
+			by = "date " + dir + ", id " + dir
+			break
+		}
+		// The given order, whatever Order says.
+		by = db.d.Position(a, q.Include, "posts.id") + `, id ASC`
+	case "title":
+		by = db.d.FoldOrder("title") + " " + dir + ", id " + dir
+	case "slug", "menu_order", "modified", "parent", "author":
+		by = q.OrderBy + " " + dir + ", id " + dir
+	default: // date
+		by = "date " + dir + ", id " + dir
+	}
+	if q.StickyFirst {
+		by = "sticky DESC, " + by
+	}
+	return " ORDER BY " + by
+}
+
+// ListPosts returns the posts q selects, in q's order, in one query.
+func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, error) {
+	a := &Args{}
+	c := o.db.postWhere(&q, a)
+	query := `SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
+	var out []*store.Post
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	return out, nil
+}
+
+// CountPosts counts the posts q selects, ignoring its order and page.
+func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
+	a := &Args{}
+	c := o.db.postWhere(&q, a)
+	var n int64
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM posts`+c.where(), a.vals...).Scan(&n); err != nil {
+		return 0, o.db.fail("count posts", err)
+	}
+	return n, nil
+}
+
+// InsertPost stores p and sets p.ID.
+func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
+	if p.ID != 0 {
+		return o.db.errorf("insert post: id is %d, want 0", p.ID)
+	}
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		id, err := q.insert(ctx, "posts", postInsertCols, o.db.postArgs(p)...)
+		if err != nil {
+			return false, o.db.conflict(err, "insert post")
+		}
+		p.ID = id
+		return true, nil
+	})
+}
+
+// UpdatePost writes every column of p but comment_count, which only the
+// comment writes change (keeping the counts of its terms right);
+// store.ErrNotFound when p.ID does not exist.
+func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if err := o.db.countPostStatusChange(ctx, q, p.ID, p.Status); err != nil {
+			return false, err
+		}
+		res, err := q.exec(ctx, `UPDATE posts SET type = $1, status = $2, author = $3, parent = $4,
+			menu_order = $5, title = $6, content = $7, excerpt = $8, slug = $9, password = $10,
+			guid = $11, date = $12, date_gmt = $13, modified = $14, modified_gmt = $15,
+			comment_status = $16, ping_status = $17, sticky = $18, format = $19, template = $20,
+			featured_media = $21, mime_type = $22, pre_trash_status = $23
+			WHERE id = $24`, o.db.postUpdateArgs(p)...)
+		if err != nil {
+			return false, o.db.conflict(err, "update post")
+		}
+		return o.db.affected(res, fmt.Sprintf("post %d", p.ID))
+	})
+}
+
+// DeletePost removes a post (its term relationships and meta go with it,
+// and its terms' counts are kept right); store.ErrNotFound when it does not
+// exist.
+func (o ops) DeletePost(ctx context.Context, id int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if err := o.db.countPostDelete(ctx, q, id); err != nil {
+			return false, err
+		}
+		res, err := q.exec(ctx, `DELETE FROM posts WHERE id = $1`, id)
+		if err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete post %d", id), err)
+		}
+		return o.db.affected(res, fmt.Sprintf("post %d", id))
+	})
+}
+
+// SlugTaken reports whether another visible post of one of types (any type
+// when empty) under parent (any parent when parent < 0) uses slug.
+func (o ops) SlugTaken(ctx context.Context, slug string, types []string, parent int64, exceptID int64) (bool, error) {
+	a := &Args{}
+	c := o.db.newCond(a)
+	c.add(`slug = ` + a.Add(slug))
+	c.add(`id <> ` + a.Add(exceptID))
+	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
+	if len(types) > 0 {
+		inList(c, "type", types, false)
+	}
+	if parent >= 0 {
+		c.add(`parent = ` + a.Add(parent))
+	}
+	var taken bool
+	if err := o.reader().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM posts`+c.where()+`)`, a.vals...).Scan(&taken); err != nil {
+		return false, o.db.fail("slug taken", err)
+	}
+	return taken, nil
+}
+
+// AuthorsWithPublished reports which authors have a published post of
+// types (any type when empty), one index probe per author; every asked
+// author is in the map.
+func (o ops) AuthorsWithPublished(ctx context.Context, authors []int64, types []string) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(authors))
+	if len(authors) == 0 {
+		return out, nil
+	}
+	for _, a := range authors {
+		out[a] = false
+	}
+	a := &Args{}
+	query := `SELECT a.value FROM ` + o.db.d.Values(a, authors, "a") +
+		` WHERE EXISTS (SELECT 1 FROM posts WHERE posts.author = a.value AND posts.status = 'publish'`
+	if len(types) > 0 {
+		query += ` AND ` + inExpr(o.db.d, a, "posts.type", types, false)
+	}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		out[id] = true
+		return nil
+	}, query+`)`, a.vals...)
+	if err != nil {
+		return nil, o.db.fail("authors with published posts", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,363 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// termCols lists the terms columns in scanTerm's order.
+const termCols = `id, taxonomy, name, slug, description, parent, count`
+
+// termColsT is termCols qualified by the alias t.
+const termColsT = `t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, t.count`
+
+func scanTerm(s scanner) (*store.Term, error) {
+	var t store.Term
+	if err := s.Scan(&t.ID, &t.Taxonomy, &t.Name, &t.Slug, &t.Description, &t.Parent, &t.Count); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// GetTerm loads one term; store.ErrNotFound when there is none.
+func (o ops) GetTerm(ctx context.Context, id int64) (*store.Term, error) {
+	t, err := scanTerm(o.reader().queryRow(ctx, `SELECT `+termCols+` FROM terms WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, o.db.notFound(fmt.Sprintf("term %d", id))
+	}
+	if err != nil {
+		return nil, o.db.fail(fmt.Sprintf("get term %d", id), err)
+	}
+	return t, nil
+}
+
+// GetTerms loads the terms with the given ids in one query.
+func (o ops) GetTerms(ctx context.Context, ids []int64) (map[int64]*store.Term, error) {
+	out := make(map[int64]*store.Term, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	var terms []*store.Term
+	err := collect(ctx, o.reader(), &terms, scanTerm, `SELECT `+termCols+` FROM terms WHERE `+inExpr(o.db.d, a, "id", ids, false), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("get terms", err)
+	}
+	for _, t := range terms {
+		out[t.ID] = t
+	}
+	return out, nil
+}
+
+// termWhere turns q's filters into a WHERE clause.
+func (db *DB) termWhere(q *store.TermQuery, a *Args) *cond {
+	c := db.newCond(a)
+	c.add(`taxonomy = ` + a.Add(q.Taxonomy))
+	if s := strings.TrimSpace(q.Search); s != "" {
+		c.add(db.d.Match(a, []string{"name", "slug"}, s))
+	}
+	if len(q.Include) > 0 {
+		inList(c, "id", q.Include, false)
+	}
+	if len(q.Exclude) > 0 {
+		inList(c, "id", q.Exclude, true)
+	}
+	if len(q.Slugs) > 0 {
+		inList(c, "slug", q.Slugs, false)
+	}
+	if len(q.Names) > 0 {
+		inList(c, db.d.Fold("name"), foldASCIIAll(q.Names), false)
+	}
+	if q.ParentSet {
+		c.add(`parent = ` + a.Add(q.Parent))
+	}
+	if q.HideEmpty {
+		if q.Hierarchical {
+			// An empty term stays when one of its descendants is used,
+			// as the original's hierarchical get_terms does.
+			c.add(`(count > 0 OR id IN (WITH RECURSIVE anc(id) AS (
+				SELECT parent FROM terms WHERE taxonomy = ` + a.Add(q.Taxonomy) + ` AND count > 0 AND parent <> 0
+				UNION SELECT t.parent FROM terms t JOIN anc ON t.id = anc.id WHERE t.parent <> 0)
+				SELECT id FROM anc))`)
+		} else {
+			c.add(`count > 0`)
+		}
+	}
+	return c
+}
+
+// termOrder returns the ORDER BY clause for q; ties break on id.
+func (db *DB) termOrder(q *store.TermQuery, a *Args) string {
+	dir := orderDir(q.Order, "ASC")
+	switch q.OrderBy {
+	case "id", "term_group":
+		// Every term is in group 0, so term_group leaves the id order.
+		return " ORDER BY id " + dir
+	case "include":
+		if len(q.Include) > 0 {
+			return ` ORDER BY ` + db.d.Position(a, q.Include, "terms.id") + `, id ASC`
+		}
+	case "slug", "description", "count":
+		return " ORDER BY " + q.OrderBy + " " + dir + ", id " + dir
+	}
+	return " ORDER BY " + db.d.FoldOrder("name") + " " + dir + ", id " + dir
+}
+
+// ListTerms returns the terms q selects, in q's order, in one query.
+func (o ops) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term, error) {
+	a := &Args{}
+	c := o.db.termWhere(&q, a)
+	query := `SELECT ` + termCols + ` FROM terms` + c.where() + o.db.termOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
+	var out []*store.Term
+	if err := collect(ctx, o.reader(), &out, scanTerm, query, a.vals...); err != nil {
+		return nil, o.db.fail("list terms", err)
+	}
+	return out, nil
+}
+
+// CountTerms counts the terms q selects, ignoring its order and page.
+func (o ops) CountTerms(ctx context.Context, q store.TermQuery) (int64, error) {
+	a := &Args{}
+	c := o.db.termWhere(&q, a)
+	var n int64
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM terms`+c.where(), a.vals...).Scan(&n); err != nil {
+		return 0, o.db.fail("count terms", err)
+	}
+	return n, nil
+}
+
+// InsertTerm stores t and sets t.ID. The count starts at 0: a new term has
+// no posts.
+func (o ops) InsertTerm(ctx context.Context, t *store.Term) error {
+	if t.ID != 0 {
+		return o.db.errorf("insert term: id is %d, want 0", t.ID)
+	}
+	return o.writeTx(ctx, true, func(q querier) (bool, error) {
+		id, err := q.insert(ctx, "terms", `taxonomy, name, slug, description, parent, count`,
+			t.Taxonomy, t.Name, t.Slug, t.Description, t.Parent, int64(0))
+		if err != nil {
+			return false, o.db.conflict(err, "insert term")
+		}
+		t.ID, t.Count = id, 0
+		return true, nil
+	})
+}
+
+// UpdateTerm writes t's name, slug, description and parent.
+func (o ops) UpdateTerm(ctx context.Context, t *store.Term) error {
+	return o.writeTx(ctx, true, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, `UPDATE terms SET name = $1, slug = $2, description = $3, parent = $4 WHERE id = $5`,
+			t.Name, t.Slug, t.Description, t.Parent, t.ID)
+		if err != nil {
+			return false, o.db.conflict(err, "update term")
+		}
+		return o.db.affected(res, fmt.Sprintf("term %d", t.ID))
+	})
+}
+
+// DeleteTerm removes a term, reparents its children and, with reassign,
+// gives the posts it leaves without a term of its taxonomy the term
+// reassign (whose count is then recomputed).
+func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var taxonomy string
+		var parent int64
+		err := q.queryRow(ctx, `SELECT taxonomy, parent FROM terms WHERE id = $1`, id).Scan(&taxonomy, &parent)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, o.db.notFound(fmt.Sprintf("term %d", id))
+		}
+		if err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
+		}
+		if reassign != 0 && reassign != id {
+			if _, err := q.exec(ctx, `INSERT INTO term_relationships (post_id, term_id)
+				SELECT tr.post_id, t.id FROM term_relationships tr JOIN terms t ON t.id = $1 AND t.taxonomy = $2
+				WHERE tr.term_id = $3 AND NOT EXISTS (
+					SELECT 1 FROM term_relationships o JOIN terms ot ON ot.id = o.term_id
+					WHERE o.post_id = tr.post_id AND ot.taxonomy = $2 AND o.term_id <> $3)
+				ON CONFLICT DO NOTHING`, reassign, taxonomy, id); err != nil {
+				return false, o.db.fail(fmt.Sprintf("delete term %d: reassign posts", id), err)
+			}
+		}
+		if _, err := q.exec(ctx, `UPDATE terms SET parent = $1 WHERE parent = $2 AND taxonomy = $3`, parent, id, taxonomy); err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete term %d: reparent children", id), err)
+		}
+		if _, err := q.exec(ctx, `DELETE FROM terms WHERE id = $1`, id); err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
+		}
+		if reassign != 0 && reassign != id {
+			if err := o.db.recount(ctx, q, []int64{reassign}); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+// SetPostTerms replaces the post's terms in taxonomy with the existing
+// terms of that taxonomy among ids, adjusting the counts of the terms it
+// adds and removes when the post is published.
+func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, ids []int64) error {
+	if ids == nil {
+		ids = []int64{}
+	}
+	d := o.db.d
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var published bool
+		err := q.queryRow(ctx, `SELECT status = 'publish' FROM posts WHERE id = $1`, postID).Scan(&published)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, o.db.notFound(fmt.Sprintf("post %d", postID))
+		}
+		if err != nil {
+			return false, o.db.fail("set post terms", err)
+		}
+		if published {
+			a := &Args{vals: []any{taxonomy, postID}}
+			if _, err := q.exec(ctx, `UPDATE terms SET count = count - 1
+				WHERE taxonomy = $1 AND id IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+				AND `+d.In(a, "id", ids, true), a.vals...); err != nil {
+				return false, o.db.fail("set post terms", err)
+			}
+		}
+		a := &Args{vals: []any{postID, taxonomy}}
+		if _, err := q.exec(ctx, `DELETE FROM term_relationships WHERE post_id = $1
+			AND term_id IN (SELECT id FROM terms WHERE taxonomy = $2)
+			AND `+d.In(a, "term_id", ids, true), a.vals...); err != nil {
+			return false, o.db.fail("set post terms", err)
+		}
+		if published {
+			a := &Args{vals: []any{taxonomy, postID}}
+			if _, err := q.exec(ctx, `UPDATE terms SET count = count + 1
+				WHERE taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+				AND `+d.In(a, "id", ids, false), a.vals...); err != nil {
+				return false, o.db.fail("set post terms", err)
+			}
+		}
+		a = &Args{vals: []any{postID, taxonomy}}
+		if _, err := q.exec(ctx, `INSERT INTO term_relationships (post_id, term_id)
+			SELECT $1, id FROM terms WHERE taxonomy = $2 AND `+d.In(a, "id", ids, false)+`
+			ON CONFLICT DO NOTHING`, a.vals...); err != nil {
+			return false, o.db.fail("set post terms", err)
+		}
+		return true, nil
+	})
+}
+
+// PostTerms loads the terms of many posts in one query, per post in
+// ASCII-case-folded name order, then id. The query reads every term of the
+// posts and leaves the taxonomy filter and the order to Go: in SQLite an IN
+// list over a json_each and an ORDER BY each cost a temporary b-tree, more
+// than the few extra rows and the sort of a post's handful of terms.
+func (o ops) PostTerms(ctx context.Context, postIDs []int64, taxonomies []string) (map[int64][]*store.Term, error) {
+	out := make(map[int64][]*store.Term, len(postIDs))
+	if len(postIDs) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var pid int64
+		var t store.Term
+		if err := rows.Scan(&pid, &t.ID, &t.Taxonomy, &t.Name, &t.Slug, &t.Description, &t.Parent, &t.Count); err != nil {
+			return err
+		}
+		if len(taxonomies) == 0 || slices.Contains(taxonomies, t.Taxonomy) {
+			out[pid] = append(out[pid], &t)
+		}
+		return nil
+	}, `SELECT r.post_id, `+termColsT+` FROM term_relationships r JOIN terms t ON t.id = r.term_id
+		WHERE `+inExpr(o.db.d, a, "r.post_id", postIDs, false), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("post terms", err)
+	}
+	for _, ts := range out {
+		slices.SortFunc(ts, func(a, b *store.Term) int {
+			if c := nocaseCompare(a.Name, b.Name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+	}
+	return out, nil
+}
+
+// RecountTerms recomputes the counts of the given terms, or of every term
+// when ids is nil.
+func (o ops) RecountTerms(ctx context.Context, ids []int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		return true, o.db.recount(ctx, q, ids)
+	})
+}
+
+const recountSQL = `UPDATE terms SET count = (SELECT COUNT(*) FROM term_relationships r
+	JOIN posts p ON p.id = r.post_id WHERE r.term_id = terms.id AND p.status = 'publish')`
+
+func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
+	var err error
+	if ids == nil {
+		_, err = q.exec(ctx, recountSQL)
+	} else {
+		a := &Args{}
+		_, err = q.exec(ctx, recountSQL+` WHERE `+db.d.In(a, "id", ids, false), a.vals...)
+	}
+	if err != nil {
+		return db.fail("recount terms", err)
+	}
+	return nil
+}
+
+// countPostStatusChange adjusts the counts of a post's terms for its status
+// becoming status; it runs in the write transaction before the post row is
+// updated, so it sees the old status.
+func (db *DB) countPostStatusChange(ctx context.Context, q querier, postID int64, status string) error {
+	if _, err := q.exec(ctx, `UPDATE terms SET count = count + d.delta
+		FROM (SELECT CASE WHEN $1 = 'publish' THEN 1 ELSE 0 END
+			- CASE WHEN status = 'publish' THEN 1 ELSE 0 END AS delta FROM posts WHERE id = $2) AS d
+		WHERE d.delta <> 0 AND terms.id IN (SELECT term_id FROM term_relationships WHERE post_id = $2)`,
+		status, postID); err != nil {
+		return db.fail(fmt.Sprintf("count post %d terms", postID), err)
+	}
+	return nil
+}
+
+// countPostDelete takes a published post out of its terms' counts before
+// the post is deleted.
+func (db *DB) countPostDelete(ctx context.Context, q querier, postID int64) error {
+	if _, err := q.exec(ctx, `UPDATE terms SET count = count - 1
+		WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = $1)
+		AND EXISTS (SELECT 1 FROM posts WHERE id = $1 AND status = 'publish')`, postID); err != nil {
+		return db.fail(fmt.Sprintf("count post %d terms", postID), err)
+	}
+	return nil
+}
+
+// termFilterCond adds the condition of one post-query term filter: the post
+// has one of the filter's terms (by id or slug, with their descendants when
+// IncludeChildren is set).
+func termFilterCond(c *cond, f store.TermFilter) {
+	if len(f.IDs) == 0 && len(f.Slugs) == 0 {
+		c.add(`FALSE`)
+		return
+	}
+	a := c.a
+	var sel []string
+	if len(f.IDs) > 0 {
+		sel = append(sel, c.d.In(a, "id", f.IDs, false))
+	}
+	if len(f.Slugs) > 0 {
+		sel = append(sel, c.d.In(a, "slug", f.Slugs, false))
+	}
+	tax := a.Add(f.Taxonomy)
+	match := `SELECT id FROM terms WHERE taxonomy = ` + tax + ` AND (` + strings.Join(sel, " OR ") + `)`
+	if f.IncludeChildren {
+		match = `WITH RECURSIVE sel(id) AS (` + match + `
+			UNION SELECT t.id FROM terms t JOIN sel ON t.parent = sel.id WHERE t.taxonomy = ` + tax + `) SELECT id FROM sel`
+	}
+	c.add(`EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = posts.id AND tr.term_id IN (` + match + `))`)
+}

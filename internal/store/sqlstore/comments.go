@@ -1,0 +1,444 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// commentCols lists the comments columns in scanComment's order.
+const commentCols = `id, post_id, parent, author_id, author_name, author_email, author_url,
+	author_ip, author_user_agent, date, date_gmt, content, karma, approved, type, pre_trash_status`
+
+// commentInsertCols lists the columns InsertComment writes, commentArgs'
+// order.
+const commentInsertCols = `post_id, parent, author_id, author_name, author_email, author_url,
+	author_ip, author_user_agent, date, date_gmt, content, karma, approved, type, pre_trash_status`
+
+func scanComment(s scanner) (*store.Comment, error) {
+	var c store.Comment
+	if err := s.Scan(&c.ID, &c.PostID, &c.Parent, &c.AuthorID, &c.AuthorName, &c.AuthorEmail,
+		&c.AuthorURL, &c.AuthorIP, &c.AuthorUserAgent, at(&c.Date), at(&c.DateGMT), &c.Content, &c.Karma,
+		&c.Approved, &c.Type, &c.PreTrashStatus); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// commentArgs returns c's columns after id, in commentInsertCols order.
+func (db *DB) commentArgs(c *store.Comment) []any {
+	return []any{c.PostID, c.Parent, c.AuthorID, c.AuthorName, c.AuthorEmail, c.AuthorURL,
+		c.AuthorIP, c.AuthorUserAgent, db.d.Time(c.Date), db.d.Time(c.DateGMT), c.Content, c.Karma,
+		c.Approved, c.Type, c.PreTrashStatus}
+}
+
+// GetComment loads one comment; store.ErrNotFound when there is none.
+func (o ops) GetComment(ctx context.Context, id int64) (*store.Comment, error) {
+	c, err := scanComment(o.reader().queryRow(ctx, `SELECT `+commentCols+` FROM comments WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, o.db.notFound(fmt.Sprintf("comment %d", id))
+	}
+	if err != nil {
+		return nil, o.db.fail(fmt.Sprintf("get comment %d", id), err)
+	}
+	return c, nil
+}
+
+// GetComments loads the comments with the given ids in one query.
+func (o ops) GetComments(ctx context.Context, ids []int64) (map[int64]*store.Comment, error) {
+	out := make(map[int64]*store.Comment, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	var list []*store.Comment
+	err := collect(ctx, o.reader(), &list, scanComment, `SELECT `+commentCols+` FROM comments WHERE `+inExpr(o.db.d, a, "id", ids, false), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("get comments", err)
+	}
+	for _, c := range list {
+		out[c.ID] = c
+	}
+	return out, nil
+}
+
+// accessCond adds the conditions of a CommentAccess to c.
+func accessCond(c *cond, acc *store.CommentAccess) {
+	a, d := c.a, c.d
+	var readAlts, editAlts []string
+	for i := range acc.Types {
+		t := &acc.Types[i]
+		typ := a.Add(t.Type)
+		read := visibilityExpr(d, a, "p.", &t.Read)
+		edit := visibilityExpr(d, a, "p.", &t.Edit)
+		protected := `p.password = '' OR ` + edit
+		if len(acc.UnlockedPosts) > 0 {
+			protected += ` OR ` + d.In(a, "p.id", acc.UnlockedPosts, false)
+		}
+		readAlts = append(readAlts, `(p.type = `+typ+` AND `+read+` AND (`+protected+`))`)
+		editAlts = append(editAlts, `(p.type = `+typ+` AND `+edit+`)`)
+	}
+	if len(readAlts) == 0 {
+		c.add(`comments.post_id = 0`)
+	} else {
+		c.add(`(comments.post_id = 0 OR comments.post_id IN (SELECT p.id FROM posts p WHERE ` +
+			strings.Join(readAlts, " OR ") + `))`)
+	}
+	alts := []string{`comments.approved = '1'`}
+	if acc.UserID != 0 {
+		own := []string{`comments.author_id = ` + a.Add(acc.UserID)}
+		if acc.EditNoPost {
+			own = append(own, `comments.post_id = 0`)
+		}
+		if len(editAlts) > 0 {
+			own = append(own, `comments.post_id IN (SELECT p.id FROM posts p WHERE `+strings.Join(editAlts, " OR ")+`)`)
+		}
+		expr := "(" + strings.Join(own, " OR ") + ")"
+		if !acc.ModerateNoPost {
+			expr = `(comments.post_id <> 0 AND ` + expr + `)`
+		}
+		alts = append(alts, expr)
+	}
+	c.add("(" + strings.Join(alts, " OR ") + ")")
+}
+
+// commentWhere turns q's filters into a WHERE clause.
+func (db *DB) commentWhere(q *store.CommentQuery, a *Args) *cond {
+	c := db.newCond(a)
+	if q.Search != "" {
+		cols := []string{"comments.author_name", "comments.author_url", "comments.content"}
+		if q.SearchPrivate {
+			cols = append(cols, "comments.author_email", "comments.author_ip")
+		}
+		c.add(db.d.Match(a, cols, q.Search))
+	}
+	if q.After != nil {
+		c.add(`comments.date > ` + a.Add(db.d.Time(*q.After)))
+	}
+	if q.Before != nil {
+		c.add(`comments.date < ` + a.Add(db.d.Time(*q.Before)))
+	}
+	if len(q.Authors) > 0 {
+		inList(c, "comments.author_id", q.Authors, false)
+	}
+	if len(q.AuthorExclude) > 0 {
+		inList(c, "comments.author_id", q.AuthorExclude, true)
+	}
+	if q.AuthorEmail != "" {
+		c.add(db.d.Fold("comments.author_email") + ` = ` + a.Add(foldASCII(q.AuthorEmail)))
+	}
+	if len(q.Include) > 0 {
+		inList(c, "comments.id", q.Include, false)
+	}
+	if len(q.Exclude) > 0 {
+		inList(c, "comments.id", q.Exclude, true)
+	}
+	if q.Karma != nil {
+		c.add(`comments.karma = ` + a.Add(*q.Karma))
+	}
+	if len(q.Posts) > 0 {
+		inList(c, "comments.post_id", q.Posts, false)
+	}
+	if len(q.Parents) > 0 {
+		inList(c, "comments.parent", q.Parents, false)
+	}
+	if len(q.ParentExclude) > 0 {
+		inList(c, "comments.parent", q.ParentExclude, true)
+	}
+	if len(q.Approved) > 0 {
+		inList(c, "comments.approved", q.Approved, false)
+	}
+	if len(q.Types) > 0 {
+		types := q.Types
+		for _, t := range q.Types {
+			if t == "comment" {
+				types = append(types[:len(types):len(types)], "")
+				break
+			}
+		}
+		inList(c, "comments.type", types, false)
+	}
+	if q.Access != nil {
+		accessCond(c, q.Access)
+	}
+	return c
+}
+
+// commentOrder returns the ORDER BY expressions for q, without ORDER BY;
+// ties break on id in the same direction.
+func (db *DB) commentOrder(q *store.CommentQuery, a *Args) string {
+	dir := orderDir(q.Order, "ASC")
+	switch q.OrderBy {
+	case "id":
+		return "comments.id " + dir
+	case "date", "parent", "type":
+		return "comments." + q.OrderBy + " " + dir + ", comments.id " + dir
+	case "post":
+		return "comments.post_id " + dir + ", comments.id " + dir
+	case "include":
+		if len(q.Include) > 0 {
+			return db.d.Position(a, q.Include, "comments.id") + `, comments.id ASC`
+		}
+	}
+	return "comments.date_gmt " + dir + ", comments.id " + dir
+}
+
+// ListComments returns the comments q selects, in q's order, in one query.
+func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.Comment, error) {
+	a := &Args{}
+	c := o.db.commentWhere(&q, a)
+	query := `SELECT ` + commentCols + ` FROM comments` + c.where() + ` ORDER BY ` + o.db.commentOrder(&q, a) +
+		o.db.limitClause(q.Limit, q.Offset, a)
+	var out []*store.Comment
+	if err := collect(ctx, o.reader(), &out, scanComment, query, a.vals...); err != nil {
+		return nil, o.db.fail("list comments", err)
+	}
+	return out, nil
+}
+
+// CountComments counts the comments q selects, ignoring its order and page.
+func (o ops) CountComments(ctx context.Context, q store.CommentQuery) (int64, error) {
+	a := &Args{}
+	c := o.db.commentWhere(&q, a)
+	var n int64
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM comments`+c.where(), a.vals...).Scan(&n); err != nil {
+		return 0, o.db.fail("count comments", err)
+	}
+	return n, nil
+}
+
+// recountComments recomputes posts.comment_count of the given posts (0 is
+// skipped) from their approved comments.
+func (db *DB) recountComments(ctx context.Context, q querier, posts ...int64) error {
+	var ids []int64
+	for _, id := range posts {
+		if id > 0 && (len(ids) == 0 || ids[len(ids)-1] != id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	a := &Args{}
+	if _, err := q.exec(ctx, `UPDATE posts SET comment_count =
+		(SELECT COUNT(*) FROM comments WHERE comments.post_id = posts.id AND comments.approved = '1')
+		WHERE `+db.d.In(a, "id", ids, false), a.vals...); err != nil {
+		return db.fail("recount comments", err)
+	}
+	return nil
+}
+
+// InsertComment stores c, sets c.ID and updates its post's comment count.
+func (o ops) InsertComment(ctx context.Context, c *store.Comment) error {
+	if c.ID != 0 {
+		return o.db.errorf("insert comment: id is %d, want 0", c.ID)
+	}
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		id, err := q.insert(ctx, "comments", commentInsertCols, o.db.commentArgs(c)...)
+		if err != nil {
+			return false, o.db.fail("insert comment", err)
+		}
+		c.ID = id
+		return true, o.db.recountComments(ctx, q, c.PostID)
+	})
+}
+
+// UpdateComment writes every column of c and updates the comment counts of
+// its old and new post.
+func (o ops) UpdateComment(ctx context.Context, c *store.Comment) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var oldPost int64
+		err := q.queryRow(ctx, `SELECT post_id FROM comments WHERE id = $1`, c.ID).Scan(&oldPost)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, o.db.notFound(fmt.Sprintf("comment %d", c.ID))
+		}
+		if err != nil {
+			return false, o.db.fail(fmt.Sprintf("update comment %d", c.ID), err)
+		}
+		if _, err := q.exec(ctx, `UPDATE comments SET post_id = $1, parent = $2, author_id = $3,
+			author_name = $4, author_email = $5, author_url = $6, author_ip = $7,
+			author_user_agent = $8, date = $9, date_gmt = $10, content = $11, karma = $12,
+			approved = $13, type = $14, pre_trash_status = $15
+			WHERE id = $16`, append(o.db.commentArgs(c), c.ID)...); err != nil {
+			return false, o.db.fail(fmt.Sprintf("update comment %d", c.ID), err)
+		}
+		return true, o.db.recountComments(ctx, q, oldPost, c.PostID)
+	})
+}
+
+// DeleteComment removes a comment, moves its replies to its parent and
+// updates its post's comment count.
+func (o ops) DeleteComment(ctx context.Context, id int64) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var post, parent int64
+		err := q.queryRow(ctx, `SELECT post_id, parent FROM comments WHERE id = $1`, id).Scan(&post, &parent)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, o.db.notFound(fmt.Sprintf("comment %d", id))
+		}
+		if err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete comment %d", id), err)
+		}
+		if _, err := q.exec(ctx, `UPDATE comments SET parent = $1 WHERE parent = $2`, parent, id); err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete comment %d: move replies", id), err)
+		}
+		if _, err := q.exec(ctx, `DELETE FROM comments WHERE id = $1`, id); err != nil {
+			return false, o.db.fail(fmt.Sprintf("delete comment %d", id), err)
+		}
+		return true, o.db.recountComments(ctx, q, post)
+	})
+}
+
+// postCommentsWrite runs one statement on the comments of a post and, when
+// it touched any, recounts the post's comments.
+func (o ops) postCommentsWrite(ctx context.Context, postID int64, what, query string, args ...any) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		res, err := q.exec(ctx, query, args...)
+		if err != nil {
+			return false, o.db.fail(fmt.Sprintf("%s of post %d", what, postID), err)
+		}
+		n, err := o.db.rowsAffected(res, fmt.Sprintf("%s of post %d", what, postID))
+		if err != nil || n == 0 {
+			return false, err
+		}
+		return true, o.db.recountComments(ctx, q, postID)
+	})
+}
+
+// DeletePostComments removes every comment of a post and zeroes its count.
+func (o ops) DeletePostComments(ctx context.Context, postID int64) error {
+	return o.postCommentsWrite(ctx, postID, "delete comments", `DELETE FROM comments WHERE post_id = $1`, postID)
+}
+
+// TrashPostComments marks the comments of a post post-trashed, remembering
+// each one's status in post_trash_status, and zeroes the post's count.
+func (o ops) TrashPostComments(ctx context.Context, postID int64) error {
+	return o.postCommentsWrite(ctx, postID, "trash comments", `UPDATE comments SET post_trash_status = approved, approved = $1
+		WHERE post_id = $2 AND approved <> $1`, store.CommentPostTrashed, postID)
+}
+
+// UntrashPostComments restores the post-trashed comments of a post to the
+// status they had and recounts the post's comments.
+func (o ops) UntrashPostComments(ctx context.Context, postID int64) error {
+	return o.postCommentsWrite(ctx, postID, "untrash comments", `UPDATE comments SET approved = CASE WHEN approved <> $1 THEN approved
+			WHEN post_trash_status = '' THEN $2 ELSE post_trash_status END,
+		post_trash_status = ''
+		WHERE post_id = $3 AND (approved = $1 OR post_trash_status <> '')`,
+		store.CommentPostTrashed, store.CommentHeld, postID)
+}
+
+// CommentsWithReplies reports which of ids have an approved or held reply.
+func (o ops) CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		out[id] = true
+		return nil
+	}, `SELECT DISTINCT parent FROM comments WHERE `+inExpr(o.db.d, a, "parent", ids, false)+` AND approved IN ('0', '1')`, a.vals...)
+	if err != nil {
+		return nil, o.db.fail("comment replies", err)
+	}
+	return out, nil
+}
+
+// LatestCommentDate returns the newest GMT date of a comment from ip, with
+// email or by user; the zero time when there is none.
+func (o ops) LatestCommentDate(ctx context.Context, ip, email string, user int64) (time.Time, error) {
+	// One MAX per filter, so each part is a single index probe.
+	a := &Args{}
+	var parts []string
+	if ip != "" {
+		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE author_ip = `+a.Add(ip))
+	}
+	if email != "" {
+		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE `+o.db.d.Fold("author_email")+` = `+a.Add(foldASCII(email)))
+	}
+	if user != 0 {
+		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE author_id = `+a.Add(user))
+	}
+	if len(parts) == 0 {
+		return time.Time{}, nil
+	}
+	var latest time.Time
+	query := `SELECT MAX(d) FROM (` + strings.Join(parts, " UNION ALL ") + `) AS m`
+	if err := o.reader().queryRow(ctx, query, a.vals...).Scan(at(&latest)); err != nil {
+		return time.Time{}, o.db.fail("latest comment", err)
+	}
+	return latest, nil
+}
+
+// DuplicateComment reports whether a non-trashed comment repeats c.
+func (o ops) DuplicateComment(ctx context.Context, c *store.Comment) (bool, error) {
+	a := &Args{}
+	where := `post_id = ` + a.Add(c.PostID) + ` AND parent = ` + a.Add(c.Parent) +
+		` AND content = ` + a.Add(c.Content) + ` AND approved <> 'trash' AND `
+	if c.AuthorEmail != "" {
+		where += `(author_name = ` + a.Add(c.AuthorName) + ` OR ` + o.db.d.Fold("author_email") + ` = ` + a.Add(foldASCII(c.AuthorEmail)) + `)`
+	} else {
+		where += `author_name = ` + a.Add(c.AuthorName)
+	}
+	var dup bool
+	if err := o.reader().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM comments WHERE `+where+`)`, a.vals...).Scan(&dup); err != nil {
+		return false, o.db.fail("duplicate comment", err)
+	}
+	return dup, nil
+}
+
+// HasApprovedComment reports whether name and email have an approved
+// comment.
+func (o ops) HasApprovedComment(ctx context.Context, name, email string) (bool, error) {
+	var ok bool
+	if err := o.reader().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM comments
+		WHERE `+o.db.d.Fold("author_email")+` = $1 AND author_name = $2 AND approved = '1')`,
+		foldASCII(email), name).Scan(&ok); err != nil {
+		return false, o.db.fail("approved comment", err)
+	}
+	return ok, nil
+}
+
+// FirstCommentsOfPosts returns, in one query, the first q.Limit comments
+// q matches on each of posts and how many it matches on each (window
+// functions).
+func (o ops) FirstCommentsOfPosts(ctx context.Context, q store.CommentQuery, posts []int64) (map[int64][]*store.Comment, map[int64]int64, error) {
+	pages := map[int64][]*store.Comment{}
+	totals := map[int64]int64{}
+	if len(posts) == 0 {
+		return pages, totals, nil
+	}
+	q.Posts = posts
+	a := &Args{}
+	c := o.db.commentWhere(&q, a)
+	query := `SELECT ` + commentCols + `, total FROM (SELECT comments.*,
+		ROW_NUMBER() OVER (PARTITION BY comments.post_id ORDER BY ` + o.db.commentOrder(&q, a) + `) AS rn,
+		COUNT(*) OVER (PARTITION BY comments.post_id) AS total
+		FROM comments` + c.where() + `) AS ranked`
+	if q.Limit > 0 {
+		query += ` WHERE rn <= ` + a.Add(int64(q.Limit))
+	}
+	query += ` ORDER BY post_id, rn`
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var total int64
+		cm, err := scanComment(withExtra{rows, []any{&total}})
+		if err != nil {
+			return err
+		}
+		pages[cm.PostID] = append(pages[cm.PostID], cm)
+		totals[cm.PostID] = total
+		return nil
+	}, query, a.vals...)
+	if err != nil {
+		return nil, nil, o.db.fail("comments of posts", err)
+	}
+	return pages, totals, nil
+}

@@ -14,6 +14,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -75,6 +76,16 @@ type DB struct {
 	stmts atomic.Int64
 }
 
+var (
+	_ store.Store        = (*DB)(nil)
+	_ store.CommentPager = (*DB)(nil)
+	_ store.Exporter     = (*DB)(nil)
+	_ store.Snapshotter  = (*DB)(nil)
+	_ store.Copier       = (*DB)(nil)
+	_ store.Store        = (*txStore)(nil)
+	_ store.Exporter     = (*txStore)(nil)
+)
+
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
 	db := &DB{d: d, c: c}
@@ -94,6 +105,57 @@ func (db *DB) Version(ctx context.Context) (int64, error) {
 	return db.ops.version(ctx)
 }
 
+// Tx runs fn in one write transaction that runs alone among the write
+// transactions of every process (Conns.Begin with serial set). fn's store
+// reads and writes through the transaction; a Tx inside fn reuses it. The
+// transaction commits when fn returns nil and rolls back when fn returns an
+// error (which Tx returns unchanged) or panics.
+func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
+	tx, err := db.c.Begin(ctx, true)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rerr := tx.Rollback(context.WithoutCancel(ctx)); rerr != nil && err != nil {
+				err = errors.Join(err, db.fail("rollback", rerr))
+			}
+		}
+	}()
+	t := &txStore{ops{db: db, tx: &txState{tx: tx}}}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if t.tx.dirty {
+		if err := t.bump(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return db.fail("commit", err)
+	}
+	committed = true
+	return nil
+}
+
+// ReadSnapshot runs fn with a store whose reads all see one snapshot of the
+// database, taken before fn runs; writes through it fail, and it blocks no
+// writer (Conns.Snapshot).
+func (db *DB) ReadSnapshot(ctx context.Context, fn func(store.Store) error) error {
+	tx, err := db.c.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // nothing to commit
+	t := &txStore{ops{db: db, tx: &txState{tx: tx}}}
+	// The snapshot starts at the first read, so take it now.
+	if _, err := t.version(ctx); err != nil {
+		return db.fail("begin snapshot", err)
+	}
+	return fn(t)
+}
+
 // txState is one open transaction; dirty records whether it wrote content.
 type txState struct {
 	tx    Tx
@@ -103,6 +165,11 @@ type txState struct {
 // txStore is the store bound to one transaction.
 type txStore struct {
 	ops
+}
+
+// Tx runs fn in the transaction t already is.
+func (t *txStore) Tx(ctx context.Context, fn func(store.Store) error) error {
+	return fn(t)
 }
 
 // Version returns the write counter as the transaction sees it.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store/migrate"
+	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
 // Migration 0010 moves the reservation time that earlier versions kept as
@@ -29,14 +30,14 @@ func TestMigration0010MovesReservationTimes(t *testing.T) {
 			before = append(before, m)
 		}
 	}
-	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.write); err != nil {
+	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.c.write); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO posts (id, type, status, title) VALUES (7, 'attachment', 'inherit', 'a')`); err != nil {
+	if _, err := db.c.write.ExecContext(ctx, `INSERT INTO posts (id, type, status, title) VALUES (7, 'attachment', 'inherit', 'a')`); err != nil {
 		t.Fatal(err)
 	}
 	reserved := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO media_files (path, post_id) VALUES
+	if _, err := db.c.write.ExecContext(ctx, `INSERT INTO media_files (path, post_id) VALUES
 		('2024/05/attached.png', 7), ('2024/05/timed.png', ?), ('2024/05/old.png', 0)`, -reserved.Unix()); err != nil {
 		t.Fatal(err)
 	}
@@ -47,11 +48,11 @@ func TestMigration0010MovesReservationTimes(t *testing.T) {
 		owner int64
 		at    string
 	}{
-		"2024/05/attached.png": {7, zeroDate},
+		"2024/05/attached.png": {7, sqlstore.ZeroDate},
 		"2024/05/timed.png":    {0, "2024-05-06 07:08:09"},
-		"2024/05/old.png":      {0, zeroDate},
+		"2024/05/old.png":      {0, sqlstore.ZeroDate},
 	}
-	rows, err := db.write.QueryContext(ctx, `SELECT path, post_id, reserved_at FROM media_files`)
+	rows, err := db.c.write.QueryContext(ctx, `SELECT path, post_id, reserved_at FROM media_files`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 func postsStat(t *testing.T, db *DB) string {
 	t.Helper()
 	var stat string
-	err := db.read.QueryRow(`SELECT stat FROM sqlite_stat1 WHERE tbl = 'posts' AND idx = 'posts_type_status_date'`).Scan(&stat)
+	err := db.c.read.QueryRow(`SELECT stat FROM sqlite_stat1 WHERE tbl = 'posts' AND idx = 'posts_type_status_date'`).Scan(&stat)
 	if err != nil {
 		return ""
 	}
@@ -51,7 +51,7 @@ func TestOptimizeRefreshesStaleStatistics(t *testing.T) {
 	}
 	// The limit set for the analysis is not left on the pooled connection.
 	var limit int
-	if err := db.write.QueryRow(`PRAGMA analysis_limit`).Scan(&limit); err != nil || limit != 0 {
+	if err := db.c.write.QueryRow(`PRAGMA analysis_limit`).Scan(&limit); err != nil || limit != 0 {
 		t.Errorf("analysis_limit after Optimize = %d (%v), want 0", limit, err)
 	}
 }

@@ -1,5 +1,7 @@
-// Package sqlite implements Folio's store interfaces on SQLite with the
-// pure-Go driver modernc.org/sqlite.
+// Package sqlite runs Folio's store (store/sqlstore) on SQLite with the
+// pure-Go driver modernc.org/sqlite. It keeps what is SQLite's own: opening
+// and tuning the connections, the migrations, the single writer and the
+// reader pool's statement cache.
 //
 // A DB holds two connection pools on the same file: a reader pool of several
 // connections for queries and a writer pool of exactly one connection for
@@ -16,22 +18,17 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/migrate"
+	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -58,22 +55,14 @@ const maxCachedStmts = 256
 
 // DB is a Folio store on one SQLite file. It is safe for concurrent use.
 type DB struct {
-	ops
-	path   string
-	read   *sql.DB
-	write  *sql.DB
-	stmts  atomic.Int64
-	cacheM sync.RWMutex
-	cache  map[string]*sql.Stmt
+	*sqlstore.DB
+	c *conns
 }
 
-var _ store.Store = (*DB)(nil)
-
-func init() {
-	// folio_lower folds case beyond ASCII, which SQLite's lower() and LIKE
-	// do not; searches use it only for terms with non-ASCII letters.
-	sqlite.MustRegisterDeterministicScalarFunction("folio_lower", 1, foldFunc)
-}
+var (
+	_ store.Store     = (*DB)(nil)
+	_ store.Optimizer = (*DB)(nil)
+)
 
 // Open opens the database at path, creating the file and its directory when
 // missing. Call Migrate before using a new database.
@@ -106,10 +95,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	q.Add("_pragma", "cache_size(-"+strconv.Itoa(opts.CacheSizeKiB)+")")
 	q.Add("_pragma", "temp_store(MEMORY)")
 	// WAL is a property of the file: the writer sets it, readers find it.
-	writeQ := cloneValues(q)
+	writeQ, readQ := cloneValues(q), cloneValues(q)
 	writeQ.Add("_pragma", "journal_mode(WAL)")
 	writeQ.Set("_txlock", "immediate")
-	readQ := cloneValues(q)
 	readQ.Set("_query_only", "1")
 
 	w, err := sql.Open("sqlite", path+"?"+writeQ.Encode())
@@ -138,9 +126,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	db := &DB{path: path, read: r, write: w, cache: map[string]*sql.Stmt{}}
-	db.ops = ops{db: db}
-	return db, nil
+	c := &conns{path: path, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts)}
+	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
 // pingRetry connects db, retrying while the file is busy: switching a new
@@ -150,7 +137,7 @@ func pingRetry(ctx context.Context, db *sql.DB, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		err := db.PingContext(ctx)
-		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+		if err == nil || !(dialect{}).Busy(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {
@@ -161,35 +148,12 @@ func pingRetry(ctx context.Context, db *sql.DB, limit time.Duration) error {
 	}
 }
 
-// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED.
-func isBusy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	code := se.Code() & 0xff
-	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
-}
-
 func cloneValues(v url.Values) url.Values {
 	out := url.Values{}
 	for k, vs := range v {
 		out[k] = append([]string(nil), vs...)
 	}
 	return out
-}
-
-// Close closes both pools and the cached statements, first letting SQLite
-// refresh the planner statistics it finds stale (PRAGMA optimize).
-func (db *DB) Close() error {
-	_, _ = db.write.Exec(`PRAGMA optimize`) // best effort: only statistics
-	db.cacheM.Lock()
-	for _, st := range db.cache {
-		st.Close()
-	}
-	db.cache = nil
-	db.cacheM.Unlock()
-	return errors.Join(db.read.Close(), db.write.Close())
 }
 
 // optimizeAnalysisLimit bounds the rows ANALYZE samples per index when
@@ -201,7 +165,7 @@ const optimizeAnalysisLimit = 1000
 // optimize, with a bounded analysis), as SQLite recommends doing from time
 // to time in long-running applications. It implements store.Optimizer.
 func (db *DB) Optimize(ctx context.Context) error {
-	conn, err := db.write.Conn(ctx)
+	conn, err := db.c.write.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlite: optimize: %w", err)
 	}
@@ -221,19 +185,11 @@ func (db *DB) Optimize(ctx context.Context) error {
 }
 
 // Path returns the database file's path.
-func (db *DB) Path() string { return db.path }
-
-// Statements returns how many SQL statements (queries and executions, not
-// BEGIN or COMMIT) the store has run since Open.
-func (db *DB) Statements() int64 { return db.stmts.Load() }
+func (db *DB) Path() string { return db.c.path }
 
 // migrationRunner returns the runner for the embedded migrations.
 func migrationRunner() (*migrate.Runner, error) {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: migrations: %w", err)
-	}
-	ms, err := migrate.Load(sub)
+	ms, err := migrate.LoadDir(migrationFiles, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
@@ -248,13 +204,13 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	applied, err := r.Up(ctx, db.write)
+	applied, err := r.Up(ctx, db.c.write)
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
 	if len(applied) > 0 {
 		// New tables and indexes: gather planner statistics now.
-		if _, err := db.write.ExecContext(ctx, `PRAGMA optimize=0x10002`); err != nil {
+		if _, err := db.c.write.ExecContext(ctx, `PRAGMA optimize=0x10002`); err != nil {
 			return fmt.Errorf("sqlite: optimize: %w", err)
 		}
 	}
@@ -268,243 +224,107 @@ func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, err err
 	if err != nil {
 		return 0, 0, err
 	}
-	cur, err := r.Current(ctx, db.write)
+	cur, err := r.Current(ctx, db.c.write)
 	if err != nil {
 		return 0, 0, fmt.Errorf("sqlite: %w", err)
 	}
 	return cur, r.Latest(), nil
 }
 
-// Version returns the write counter; it is one point read.
-func (db *DB) Version(ctx context.Context) (int64, error) {
-	return db.ops.version(ctx)
+// conns runs the store's statements: reads on the reader pool through the
+// statement cache, writes and transactions on the single writer.
+type conns struct {
+	path  string
+	read  *sql.DB
+	write *sql.DB
+	stmts *stmtCache
 }
 
-// Tx runs fn in one write transaction on the writer connection. fn's store
-// reads and writes through the transaction; a Tx inside fn reuses it. The
-// transaction commits when fn returns nil and rolls back when it returns an
-// error (which Tx returns unchanged) or panics. fn must not use db itself
-// for writes: the writer connection is taken.
-func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+// Reader returns the reader pool.
+func (c *conns) Reader() sqlstore.Conn { return readConn{c} }
+
+// Begin starts a write transaction on the writer connection (IMMEDIATE, so
+// it holds the file's write lock from the start). Being the only writer
+// makes every write transaction run alone: serial needs nothing more.
+func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
+	tx, err := c.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
+		return nil, sqlstore.Fail(dialect{}, "begin", err)
 	}
-	t := &txStore{}
-	t.ops = ops{db: db, tx: &txState{tx: sqlTx}}
-	committed := false
-	defer func() {
-		if !committed {
-			if rerr := sqlTx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err != nil {
-				err = errors.Join(err, fmt.Errorf("sqlite: rollback: %w", rerr))
-			}
-		}
-	}()
-	if err := fn(t); err != nil {
-		return err
-	}
-	if t.tx.dirty {
-		if err := t.bump(ctx); err != nil {
-			return err
-		}
-	}
-	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
-	}
-	committed = true
-	return nil
+	return sqlTx{tx}, nil
 }
 
-// txState is one open transaction; dirty records whether it wrote.
-type txState struct {
-	tx    *sql.Tx
-	dirty bool
-}
-
-// txStore is the store bound to one transaction.
-type txStore struct {
-	ops
-}
-
-var _ store.Store = (*txStore)(nil)
-
-// Tx runs fn in the transaction t already is.
-func (t *txStore) Tx(ctx context.Context, fn func(store.Store) error) error {
-	return fn(t)
-}
-
-// Version returns the write counter as the transaction sees it.
-func (t *txStore) Version(ctx context.Context) (int64, error) {
-	return t.version(ctx)
-}
-
-// Close does nothing: the transaction ends when Tx's fn returns.
-func (t *txStore) Close() error { return nil }
-
-// ops holds every store method; DB uses it outside transactions and txStore
-// inside one.
-type ops struct {
-	db *DB
-	tx *txState // nil outside a transaction
-}
-
-// querier runs statements on one pool or transaction and counts them.
-type querier struct {
-	db     *DB
-	tx     *sql.Tx
-	pool   *sql.DB
-	cached bool // use the prepared statement cache (reader pool only)
-}
-
-// reader returns the querier reads go through.
-func (o ops) reader() querier {
-	if o.tx != nil {
-		return querier{db: o.db, tx: o.tx.tx}
-	}
-	return querier{db: o.db, pool: o.db.read, cached: true}
-}
-
-// writeTx runs fn in a write transaction: the open one when o is bound to
-// a transaction, otherwise a new one that bumps the version and commits.
-// fn returns whether it changed anything.
-func (o ops) writeTx(ctx context.Context, fn func(q querier) (changed bool, err error)) error {
-	if o.tx != nil {
-		changed, err := fn(querier{db: o.db, tx: o.tx.tx})
-		if changed {
-			o.tx.dirty = true
-		}
-		return err
-	}
-	sqlTx, err := o.db.write.BeginTx(ctx, nil)
+// Snapshot starts a read transaction on a reader connection. In WAL mode
+// it reads one snapshot of the file, taken by its first read, and never
+// blocks the writer; while it is open, checkpoints cannot recycle the WAL
+// past that snapshot, so the WAL file grows with what is written meanwhile.
+// Writes through it fail: reader connections are query-only.
+func (c *conns) Snapshot(ctx context.Context) (sqlstore.Tx, error) {
+	tx, err := c.read.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
+		return nil, sqlstore.Fail(dialect{}, "begin snapshot", err)
 	}
-	defer func() { _ = sqlTx.Rollback() }() // a no-op after Commit
-	q := querier{db: o.db, tx: sqlTx}
-	changed, err := fn(q)
+	return sqlTx{tx}, nil
+}
+
+// Close closes both pools and the cached statements, first letting SQLite
+// refresh the planner statistics it finds stale (PRAGMA optimize).
+func (c *conns) Close() error {
+	_, _ = c.write.Exec(`PRAGMA optimize`) // best effort: only statistics
+	c.stmts.close()
+	return errors.Join(c.read.Close(), c.write.Close())
+}
+
+// readConn runs reads on the reader pool, prepared once through the
+// statement cache.
+type readConn struct{ c *conns }
+
+func (r readConn) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return r.c.read.ExecContext(ctx, query, args...)
+}
+
+func (r readConn) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rs, err := r.c.stmts.query(ctx, query, args)
 	if err != nil {
+		return nil, err
+	}
+	return rows{rs}, nil
+}
+
+// sqlTx is a transaction of either pool.
+type sqlTx struct{ tx *sql.Tx }
+
+func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, query, args...)
+}
+
+func (t sqlTx) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rs, err := t.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows{rs}, nil
+}
+
+func (t sqlTx) Commit(context.Context) error { return t.tx.Commit() }
+
+func (t sqlTx) Rollback(context.Context) error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return err
-	}
-	if changed {
-		if _, err := q.exec(ctx, `UPDATE store_version SET version = version + 1 WHERE id = 1`); err != nil {
-			return fmt.Errorf("sqlite: bump version: %w", err)
-		}
-	}
-	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
 	}
 	return nil
 }
 
-// bump increases the version inside o's transaction.
-func (o ops) bump(ctx context.Context) error {
-	q := querier{db: o.db, tx: o.tx.tx}
-	if _, err := q.exec(ctx, `UPDATE store_version SET version = version + 1 WHERE id = 1`); err != nil {
-		return fmt.Errorf("sqlite: bump version: %w", err)
-	}
-	return nil
+// Guard runs fn in the transaction itself: a failed statement leaves an
+// SQLite transaction usable.
+func (t sqlTx) Guard(_ context.Context, fn func(sqlstore.Conn) error) error { return fn(t) }
+
+// rows adapts database/sql's rows.
+type rows struct{ *sql.Rows }
+
+func (r rows) Columns() []string {
+	cols, _ := r.Rows.Columns()
+	return cols
 }
 
-func (o ops) version(ctx context.Context) (int64, error) {
-	var v int64
-	if err := o.reader().queryRow(ctx, `SELECT version FROM store_version WHERE id = 1`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("sqlite: read version: %w", err)
-	}
-	return v, nil
-}
-
-// stmt returns the cached prepared statement for query on the reader pool,
-// preparing it on first use; nil when the cache is full or preparing fails
-// (the caller then runs the query unprepared).
-func (db *DB) stmt(ctx context.Context, query string) *sql.Stmt {
-	db.cacheM.RLock()
-	st, ok := db.cache[query]
-	n := len(db.cache)
-	db.cacheM.RUnlock()
-	if ok {
-		return st
-	}
-	if n >= maxCachedStmts {
-		return nil
-	}
-	st, err := db.read.PrepareContext(ctx, query)
-	if err != nil {
-		return nil
-	}
-	db.cacheM.Lock()
-	defer db.cacheM.Unlock()
-	if prev, ok := db.cache[query]; ok {
-		st.Close()
-		return prev
-	}
-	if db.cache == nil {
-		// Closed meanwhile.
-		st.Close()
-		return nil
-	}
-	db.cache[query] = st
-	return st
-}
-
-func (q querier) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	q.db.stmts.Add(1)
-	if q.tx != nil {
-		return q.tx.ExecContext(ctx, query, args...)
-	}
-	return q.pool.ExecContext(ctx, query, args...)
-}
-
-func (q querier) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	q.db.stmts.Add(1)
-	if q.tx != nil {
-		return q.tx.QueryContext(ctx, query, args...)
-	}
-	if q.cached {
-		if st := q.db.stmt(ctx, query); st != nil {
-			return st.QueryContext(ctx, args...)
-		}
-	}
-	return q.pool.QueryContext(ctx, query, args...)
-}
-
-func (q querier) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	q.db.stmts.Add(1)
-	if q.tx != nil {
-		return q.tx.QueryRowContext(ctx, query, args...)
-	}
-	if q.cached {
-		if st := q.db.stmt(ctx, query); st != nil {
-			return st.QueryRowContext(ctx, args...)
-		}
-	}
-	return q.pool.QueryRowContext(ctx, query, args...)
-}
-
-// isUnique reports whether err is a unique or primary key violation.
-func isUnique(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-}
-
-// conflict turns a unique violation into store.ErrConflict naming the
-// column ("store: conflict: users.login") and wraps other errors with what.
-func conflict(err error, what string) error {
-	if isUnique(err) {
-		msg := err.Error()
-		col := ""
-		if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 {
-			col = strings.TrimSpace(msg[i+len("constraint failed: "):])
-			if j := strings.IndexAny(col, " ("); j >= 0 {
-				col = col[:j]
-			}
-		}
-		if col == "" {
-			return fmt.Errorf("sqlite: %s: %w", what, store.ErrConflict)
-		}
-		return fmt.Errorf("%w: %s", store.ErrConflict, col)
-	}
-	return fmt.Errorf("sqlite: %s: %w", what, err)
-}
+func (r rows) Close() { r.Rows.Close() }

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/migrate"
 )
 
@@ -57,11 +57,11 @@ func TestOpenCreatesDirectoryAndSetsPragmas(t *testing.T) {
 			get  func() (string, error)
 		}{
 			{"writer", func() (s string, err error) {
-				err = db.write.QueryRowContext(ctx, "PRAGMA "+tt.pragma).Scan(&s)
+				err = db.c.write.QueryRowContext(ctx, "PRAGMA "+tt.pragma).Scan(&s)
 				return
 			}},
 			{"reader", func() (s string, err error) {
-				err = db.read.QueryRowContext(ctx, "PRAGMA "+tt.pragma).Scan(&s)
+				err = db.c.read.QueryRowContext(ctx, "PRAGMA "+tt.pragma).Scan(&s)
 				return
 			}},
 		} {
@@ -75,12 +75,12 @@ func TestOpenCreatesDirectoryAndSetsPragmas(t *testing.T) {
 		}
 	}
 	var qo int
-	if err := db.read.QueryRowContext(ctx, "PRAGMA query_only").Scan(&qo); err != nil || qo != 1 {
+	if err := db.c.read.QueryRowContext(ctx, "PRAGMA query_only").Scan(&qo); err != nil || qo != 1 {
 		t.Errorf("reader query_only = %d, %v; want 1", qo, err)
 	}
-	if want := max(4, 2*runtime.NumCPU()); db.read.Stats().MaxOpenConnections != want || db.write.Stats().MaxOpenConnections != 1 {
+	if want := max(4, 2*runtime.NumCPU()); db.c.read.Stats().MaxOpenConnections != want || db.c.write.Stats().MaxOpenConnections != 1 {
 		t.Errorf("pools = %d readers, %d writers; want %d, 1",
-			db.read.Stats().MaxOpenConnections, db.write.Stats().MaxOpenConnections, want)
+			db.c.read.Stats().MaxOpenConnections, db.c.write.Stats().MaxOpenConnections, want)
 	}
 }
 
@@ -111,7 +111,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		t.Fatalf("schema at %d, latest %d", cur, latest)
 	}
 	var n int
-	if err := db.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
+	if err := db.c.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if int64(n) != latest {
@@ -119,7 +119,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	}
 	for _, table := range []string{"posts", "users", "user_roles", "user_caps", "app_passwords",
 		"options", "terms", "term_relationships", "comments", "post_meta", "store_version"} {
-		if err := db.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+		if err := db.c.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
 			t.Errorf("table %s: %v", table, err)
 		}
 	}
@@ -129,41 +129,12 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (9999, '2030-01-01 00:00:00')`); err != nil {
+	if _, err := db.c.write.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (9999, '2030-01-01 00:00:00')`); err != nil {
 		t.Fatal(err)
 	}
 	err := db.Migrate(ctx)
 	if !errors.Is(err, migrate.ErrSchemaNewer) {
 		t.Fatalf("Migrate = %v, want ErrSchemaNewer", err)
-	}
-}
-
-func TestTimeRoundTrip(t *testing.T) {
-	t.Parallel()
-	berlin := time.FixedZone("CET", 3600)
-	tests := []struct {
-		name   string
-		in     time.Time
-		stored string
-		want   time.Time
-	}{
-		{"zero", time.Time{}, "0000-00-00 00:00:00", time.Time{}},
-		{"utc", time.Date(2020, 2, 29, 23, 59, 58, 0, time.UTC), "2020-02-29 23:59:58", time.Date(2020, 2, 29, 23, 59, 58, 0, time.UTC)},
-		{"wall clock kept, zone dropped", time.Date(2021, 7, 1, 8, 0, 0, 0, berlin), "2021-07-01 08:00:00", time.Date(2021, 7, 1, 8, 0, 0, 0, time.UTC)},
-		{"sub-second dropped", time.Date(2021, 7, 1, 8, 0, 0, 999, time.UTC), "2021-07-01 08:00:00", time.Date(2021, 7, 1, 8, 0, 0, 0, time.UTC)},
-	}
-	for _, tt := range tests {
-		s := fmtTime(tt.in)
-		if s != tt.stored {
-			t.Errorf("%s: stored %q, want %q", tt.name, s, tt.stored)
-		}
-		got, err := parseTime(s)
-		if err != nil || !got.Equal(tt.want) || got.Location() != tt.want.Location() {
-			t.Errorf("%s: read back %v (%v), want %v", tt.name, got, err, tt.want)
-		}
-	}
-	if _, err := parseTime("garbage"); err == nil {
-		t.Error("parseTime accepted garbage")
 	}
 }
 
@@ -200,5 +171,41 @@ func TestConcurrentFirstOpenAndMigrate(t *testing.T) {
 	cur, latest, err := dbs[0].SchemaVersion(ctx)
 	if err != nil || cur != latest {
 		t.Fatalf("schema at %d of %d (%v)", cur, latest, err)
+	}
+}
+
+// TestWriterBlockedPastBusyTimeoutIsErrBusy: a write that waits for
+// another process's write transaction longer than the busy timeout fails
+// with store.ErrBusy, not a bare driver error.
+func TestWriterBlockedPastBusyTimeoutIsErrBusy(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "folio.db")
+	holder := openAt(t, path)
+	ctx := context.Background()
+	other, err := Open(ctx, path, Options{BusyTimeoutMS: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	locked, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- holder.Tx(ctx, func(s store.Store) error {
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	err = other.SetOption(ctx, "k", "v")
+	close(release)
+	if !errors.Is(err, store.ErrBusy) {
+		t.Fatalf("write while another process holds the write lock: %v, want store.ErrBusy", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := other.SetOption(ctx, "k", "v"); err != nil {
+		t.Fatalf("write after the lock was released: %v", err)
 	}
 }

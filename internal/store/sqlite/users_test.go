@@ -46,7 +46,7 @@ func TestDeleteUserCascades(t *testing.T) {
 		t.Fatalf("second delete: %v", err)
 	}
 	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM user_roles WHERE user_id = 5)
+	if err := db.c.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM user_roles WHERE user_id = 5)
 		+ (SELECT COUNT(*) FROM user_caps WHERE user_id = 5)
 		+ (SELECT COUNT(*) FROM app_passwords WHERE user_id = 5)`).Scan(&n); err != nil {
 		t.Fatal(err)

@@ -181,9 +181,7 @@ func TestExportCommentsPageByPostThenIDWithStatusFilters(t *testing.T) {
 		perPost[post] = append(perPost[post], key{post, c.ID})
 	}
 	for _, p := range posts[:2] {
-		for _, k := range perPost[p] {
-			want = append(want, k)
-		}
+		want = append(want, perPost[p]...)
 	}
 	walk := func(q store.ExportCommentQuery) ([]key, []*store.ExportedComment) {
 		t.Helper()

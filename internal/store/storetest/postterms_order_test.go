@@ -2,6 +2,7 @@ package storetest_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -68,5 +69,38 @@ func TestPostTermsOrderAndTaxonomies(t *testing.T) {
 	}
 	if ids := termIDs(got[one]); !reflect.DeepEqual(ids, []int64{tagAl, tagA, tagA2, tagB, catM, catZ}) {
 		t.Errorf("one post, both taxonomies: %v", ids)
+	}
+}
+
+// TestPostTermsOrderIsTheDatabaseNameOrder: PostTerms sorts a post's terms
+// in Go; the order must be the one the database gives a term list ordered
+// by name (ASCII case folded, byte-wise otherwise, ties by id), for names
+// that differ only in case, prefixes, punctuation and non-ASCII letters.
+func TestPostTermsOrderIsTheDatabaseNameOrder(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	names := []string{"beta", "Alpha", "alpha", "ALPHA", "alp", "a b", "ab", "Ärger", "ärger", "zeta", "Zeta_", "_under",
+		"[x]", "`tick", "Ω", "", "b", "B", "ba", "Ba", "a", "A"}
+	var ids []int64
+	for i, n := range names {
+		ids = append(ids, mustTerm(t, db, &store.Term{Taxonomy: "post_tag", Name: n, Slug: fmt.Sprintf("s-%d", i)}))
+	}
+	p := &store.Post{Type: "post", Status: "publish"}
+	if err := db.InsertPost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetPostTerms(ctx, p.ID, "post_tag", ids); err != nil {
+		t.Fatal(err)
+	}
+	list, err := db.ListTerms(ctx, store.TermQuery{Taxonomy: "post_tag", OrderBy: "name"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.PostTerms(ctx, []int64{p.ID}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := termIDs(list); !reflect.DeepEqual(termIDs(got[p.ID]), want) {
+		t.Fatalf("PostTerms order %v, the database's name order %v", termIDs(got[p.ID]), want)
 	}
 }

@@ -1,4 +1,4 @@
-package sqlite
+package storetest_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 func commentIDs(cs []*store.Comment) []int64 {
@@ -20,7 +21,7 @@ func commentIDs(cs []*store.Comment) []int64 {
 
 // seedComments stores posts 1 (published, author 1), 2 (draft, author 1),
 // 3 (published, password, author 2) and comments 1..6.
-func seedComments(t *testing.T, db *DB) {
+func seedComments(t *testing.T, db store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	for _, p := range []*store.Post{
@@ -46,7 +47,7 @@ func seedComments(t *testing.T, db *DB) {
 	}
 }
 
-func commentCount(t *testing.T, db *DB, post int64) int64 {
+func commentCount(t *testing.T, db store.Store, post int64) int64 {
 	t.Helper()
 	p, err := db.GetPost(context.Background(), post)
 	if err != nil {
@@ -57,7 +58,7 @@ func commentCount(t *testing.T, db *DB, post int64) int64 {
 
 func TestCommentCountsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
 	ctx := context.Background()
 	if n := commentCount(t, db, 1); n != 2 {
@@ -114,7 +115,7 @@ func TestCommentCountsFollowEveryWrite(t *testing.T) {
 
 func TestDeleteCommentMovesRepliesToItsParent(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
 	ctx := context.Background()
 	if err := db.DeleteComment(ctx, 2); err != nil {
@@ -131,7 +132,7 @@ func TestDeleteCommentMovesRepliesToItsParent(t *testing.T) {
 
 func TestListCommentsFilters(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
 	ctx := context.Background()
 	after := at(2020, 1, 2, 1)
@@ -186,7 +187,7 @@ func TestListCommentsFilters(t *testing.T) {
 
 func TestListCommentsAccess(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
 	ctx := context.Background()
 	public := store.Visibility{Public: []string{"publish"}}
@@ -229,7 +230,7 @@ func TestListCommentsAccess(t *testing.T) {
 
 func TestCommentFloodDuplicateAndApprovedAuthor(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
 	ctx := context.Background()
 	latest, err := db.LatestCommentDate(ctx, "10.0.0.1", "", 0)
@@ -275,7 +276,7 @@ func TestCommentFloodDuplicateAndApprovedAuthor(t *testing.T) {
 
 func TestListCommentsAccessModerator(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
 	all := store.Visibility{Public: []string{"publish"}, OthersStatuses: []string{"draft", "private", "publish"}}
 	mod := &store.CommentAccess{UserID: 9, EditNoPost: true, ModerateNoPost: true,
@@ -291,9 +292,13 @@ func TestListCommentsAccessModerator(t *testing.T) {
 
 func TestFirstCommentsOfPosts(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := storetest.Open(t)
 	seedComments(t, db)
-	pages, totals, err := db.FirstCommentsOfPosts(context.Background(), store.CommentQuery{Order: "desc", Limit: 2}, []int64{1, 2, 3, 7})
+	pager, ok := db.(store.CommentPager)
+	if !ok {
+		t.Fatalf("%T is not a store.CommentPager", db)
+	}
+	pages, totals, err := pager.FirstCommentsOfPosts(context.Background(), store.CommentQuery{Order: "desc", Limit: 2}, []int64{1, 2, 3, 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,152 @@
+package sqlite
+
+import (
+	"database/sql/driver"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/folio-server/folio/internal/store/sqlstore"
+)
+
+func init() {
+	// folio_lower folds case beyond ASCII, which SQLite's lower() and LIKE
+	// do not; searches use it only for words with non-ASCII letters.
+	sqlite.MustRegisterDeterministicScalarFunction("folio_lower", 1, foldFunc)
+}
+
+// foldFunc implements folio_lower(x): Unicode lower case of a text value.
+func foldFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	switch v := args[0].(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return strings.ToLower(v), nil
+	case []byte:
+		return strings.ToLower(string(v)), nil
+	default:
+		return v, nil
+	}
+}
+
+// dialect is SQLite's sqlstore.Dialect. Dates are TEXT in
+// sqlstore.TimeLayout ('0000-00-00 00:00:00' for the zero date), lists
+// travel as one JSON array expanded with json_each, and the columns that
+// compare without case are declared COLLATE NOCASE.
+type dialect struct{}
+
+var _ sqlstore.Dialect = dialect{}
+
+func (dialect) Name() string { return "sqlite" }
+
+func (dialect) Time(t time.Time) any { return sqlstore.FormatTime(t) }
+
+func (dialect) In(a *sqlstore.Args, col string, list any, not bool) string {
+	op := " IN "
+	if not {
+		op = " NOT IN "
+	}
+	return col + op + `(SELECT value FROM json_each(` + a.Add(sqlstore.JSONList(list)) + `))`
+}
+
+func (dialect) Position(a *sqlstore.Args, ids []int64, col string) string {
+	return `(SELECT MIN(key) FROM json_each(` + a.Add(sqlstore.JSONList(ids)) + `) WHERE value = ` + col + `)`
+}
+
+func (dialect) Values(a *sqlstore.Args, ids []int64, alias string) string {
+	return `json_each(` + a.Add(sqlstore.JSONList(ids)) + `) AS ` + alias
+}
+
+func (dialect) Fold(col string) string { return col + ` COLLATE NOCASE` }
+
+func (dialect) FoldOrder(col string) string { return col + ` COLLATE NOCASE` }
+
+// Match uses LIKE, which folds ASCII case by itself.
+func (dialect) Match(a *sqlstore.Args, cols []string, word string) string {
+	return sqlstore.LikeAny(a, cols, word, func(col string) string { return col })
+}
+
+// DatePart compares the text of the date: the zero date's year, month and
+// day are 0000 and 00, which no filter asks for.
+func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
+	switch part {
+	case "year":
+		from := time.Date(n, 1, 1, 0, 0, 0, 0, time.UTC)
+		return col + ` >= ` + a.Add(sqlstore.FormatTime(from)) + ` AND ` + col + ` < ` + a.Add(sqlstore.FormatTime(from.AddDate(1, 0, 0)))
+	case "month":
+		return `substr(` + col + `, 6, 2) = ` + a.Add(twoDigits(n))
+	default:
+		return `substr(` + col + `, 9, 2) = ` + a.Add(twoDigits(n))
+	}
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+func (dialect) Unlimited() string { return "-1" }
+
+// Insert leaves the id to INTEGER PRIMARY KEY AUTOINCREMENT.
+func (dialect) Insert(table, cols, vals string) (string, bool) {
+	return `INSERT INTO ` + table + ` (` + cols + `) VALUES (` + vals + `)`, false
+}
+
+// Lock is empty: the single writer holds the database for the whole write
+// transaction.
+func (dialect) Lock(bool) string { return "" }
+
+func (dialect) JSONArray(expr, order string) string {
+	return `json_group_array(` + expr + ` ORDER BY ` + order + `)`
+}
+
+func (dialect) JSONObject(key, val string) string {
+	return `json_group_object(` + key + `, json(CASE WHEN ` + val + ` THEN 'true' ELSE 'false' END))`
+}
+
+func (dialect) Catalog() sqlstore.Catalog {
+	return sqlstore.Catalog{
+		Tables: `SELECT name FROM sqlite_master WHERE type = 'table'
+			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version')`,
+		ForeignKeys: `SELECT m.name, f."table" FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
+			WHERE m.type = 'table'`,
+		LastIDs: `SELECT name, seq FROM sqlite_sequence`,
+	}
+}
+
+// Unique names the column from SQLite's message, "UNIQUE constraint
+// failed: users.login".
+func (dialect) Unique(err error) (string, bool) {
+	var se *sqlite.Error
+	if !errors.As(err, &se) || (se.Code() != sqlite3.SQLITE_CONSTRAINT_UNIQUE && se.Code() != sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+		return "", false
+	}
+	msg := err.Error()
+	col := ""
+	if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 {
+		col = strings.TrimSpace(msg[i+len("constraint failed: "):])
+		if j := strings.IndexAny(col, " ("); j >= 0 {
+			col = col[:j]
+		}
+	}
+	return col, true
+}
+
+// Busy reports SQLITE_BUSY and SQLITE_LOCKED.
+func (dialect) Busy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// ConnLost is false: the database is a local file.
+func (dialect) ConnLost(error) bool { return false }

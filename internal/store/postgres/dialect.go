@@ -1,0 +1,161 @@
+package postgres
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/folio-server/folio/internal/store/sqlstore"
+)
+
+// dialect is PostgreSQL's sqlstore.Dialect. Dates are naive timestamps
+// (0001-01-01 00:00:00 for the zero date), lists travel as arrays, text
+// columns use the "C" collation and folio_nocase (ASCII case folding, an
+// SQL function of the schema) stands for SQLite's NOCASE.
+type dialect struct{}
+
+var _ sqlstore.Dialect = dialect{}
+
+// zeroTS is the stored zero date as an SQL literal.
+const zeroTS = `'0001-01-01 00:00:00'::timestamp`
+
+func (dialect) Name() string { return "postgres" }
+
+func (dialect) Time(t time.Time) any { return sqlstore.WallClock(t) }
+
+// array returns the marker of list bound as an array, with its type.
+func array(a *sqlstore.Args, list any) string {
+	if _, ok := list.([]string); ok {
+		return a.Add(list) + `::text[]`
+	}
+	return a.Add(list) + `::bigint[]`
+}
+
+func (dialect) In(a *sqlstore.Args, col string, list any, not bool) string {
+	if not {
+		return col + ` <> ALL(` + array(a, list) + `)`
+	}
+	return col + ` = ANY(` + array(a, list) + `)`
+}
+
+func (dialect) Position(a *sqlstore.Args, ids []int64, col string) string {
+	return `array_position(` + array(a, ids) + `, ` + col + `)`
+}
+
+func (dialect) Values(a *sqlstore.Args, ids []int64, alias string) string {
+	return `unnest(` + array(a, ids) + `) AS ` + alias + `(value)`
+}
+
+func (dialect) Fold(col string) string { return `folio_nocase(` + col + `)` }
+
+func (dialect) FoldOrder(col string) string { return `folio_nocase(` + col + `) COLLATE "C"` }
+
+func (d dialect) Match(a *sqlstore.Args, cols []string, word string) string {
+	return sqlstore.LikeAny(a, cols, word, d.Fold)
+}
+
+// DatePart leaves out the zero date, which is a real timestamp here.
+func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
+	if part == "year" {
+		from := time.Date(n, 1, 1, 0, 0, 0, 0, time.UTC)
+		return col + ` >= ` + a.Add(from) + ` AND ` + col + ` < ` + a.Add(from.AddDate(1, 0, 0)) + ` AND ` + col + ` <> ` + zeroTS
+	}
+	return col + ` <> ` + zeroTS + ` AND EXTRACT(` + strings.ToUpper(part) + ` FROM ` + col + `) = ` + a.Add(int64(n))
+}
+
+func (dialect) Unlimited() string { return "ALL" }
+
+// Insert takes the id from the table's id_counters row in the same
+// statement, so that an insert that fails or rolls back leaves no gap.
+func (dialect) Insert(table, cols, vals string) (string, bool) {
+	return `WITH n AS (UPDATE id_counters SET last = last + 1 WHERE name = '` + table + `' RETURNING last)
+		INSERT INTO ` + table + ` (id, ` + cols + `) VALUES ((SELECT last FROM n), ` + vals + `) RETURNING id`, true
+}
+
+func (dialect) Lock(skip bool) string {
+	if skip {
+		return ` FOR UPDATE SKIP LOCKED`
+	}
+	return ` FOR UPDATE`
+}
+
+func (dialect) JSONArray(expr, order string) string {
+	return `json_agg(` + expr + ` ORDER BY ` + order + `)::text`
+}
+
+func (dialect) JSONObject(key, val string) string {
+	return `json_object_agg(` + key + `, ` + val + `)::text`
+}
+
+func (dialect) Catalog() sqlstore.Catalog {
+	return sqlstore.Catalog{
+		Tables: `SELECT table_name FROM information_schema.tables
+			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+			AND table_name NOT IN ('schema_migrations', 'store_version', 'id_counters')`,
+		ForeignKeys: `SELECT f.relname, t.relname FROM pg_constraint c
+			JOIN pg_class f ON f.oid = c.conrelid JOIN pg_class t ON t.oid = c.confrelid
+			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,
+		LastIDs: `SELECT name, last FROM id_counters`,
+	}
+}
+
+// Unique names the column from the violated constraint, named
+// <table>_<column>[_key] (or <table>_pkey for the id).
+func (dialect) Unique(err error) (string, bool) {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "23505" {
+		return "", false
+	}
+	col := strings.TrimPrefix(pe.ConstraintName, pe.TableName+"_")
+	col = strings.TrimSuffix(col, "_key")
+	if col == "pkey" {
+		col = "id"
+	}
+	if pe.TableName == "" || col == "" {
+		return "", true
+	}
+	return pe.TableName + "." + col, true
+}
+
+// Busy reports a lock timeout, a serialization failure and a deadlock:
+// another transaction held what this one needed.
+func (dialect) Busy(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "55P03" || pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// ConnLost reports whether err says the connection (not the statement)
+// failed: the server closed it, restarted or cannot be reached.
+func (dialect) ConnLost(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 08: connection exception; 57P01-57P03: admin shutdown, crash
+		// shutdown, cannot connect now.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	if pgconn.SafeToRetry(err) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection reset") || strings.Contains(msg, "unexpected EOF")
+}

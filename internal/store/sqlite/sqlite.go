@@ -49,8 +49,8 @@ type Options struct {
 	BusyTimeoutMS int
 }
 
-// maxCachedStmts bounds the reader pool's prepared statement cache; queries
-// beyond it still run, unprepared.
+// maxCachedStmts bounds the reader pool's prepared statement cache: past
+// it, the statement used least recently is closed to make room.
 const maxCachedStmts = 256
 
 // DB is a Folio store on one SQLite file. It is safe for concurrent use.

@@ -2,11 +2,10 @@ package auth
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/folio-server/folio/internal/store/sqlite"
+	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 func TestNonceIsTenHexCharacters(t *testing.T) {
@@ -93,19 +92,12 @@ func TestNonceTickBoundaries(t *testing.T) {
 func TestLoadNoncesSharesOneSecretAcrossNodes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	dbs := storetest.OpenN(t, 2) // two nodes on one database
+	a, err := LoadNonces(ctx, dbs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	a, err := LoadNonces(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := LoadNonces(ctx, db)
+	b, err := LoadNonces(ctx, dbs[1])
 	if err != nil {
 		t.Fatal(err)
 	}

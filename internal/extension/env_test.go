@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/folio-server/folio/internal/store/storetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +40,7 @@ func (f extFunc) Register(api *extension.API) error { return f(api) }
 func newEnv(t *testing.T, mutate func(*config.Config), exts ...extension.Extension) *env {
 	t.Helper()
 	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
+	storetest.Configure(t, cfg)
 	if mutate != nil {
 		mutate(cfg)
 	}

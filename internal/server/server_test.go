@@ -17,13 +17,14 @@ import (
 
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 // newTestServer builds a server over a fresh data directory.
 func newTestServer(t *testing.T, mod func(*config.Config)) (*Server, *bytes.Buffer) {
 	t.Helper()
 	cfg := config.Default()
-	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	storetest.Configure(t, cfg)
 	if mod != nil {
 		mod(cfg)
 	}
@@ -64,9 +65,11 @@ func do(t *testing.T, h http.Handler, method, target string) *httptest.ResponseR
 	return rec
 }
 
+// TestNewCreatesDataDirAndDatabase is about the SQLite default, on every
+// backend.
 func TestNewCreatesDataDirAndDatabase(t *testing.T) {
 	t.Parallel()
-	s, _ := newTestServer(t, nil)
+	s, _ := newTestServer(t, func(c *config.Config) { c.DatabaseURL = "" })
 	fi, err := os.Stat(s.cfg.DataDir)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +116,7 @@ func TestNewRejects(t *testing.T) {
 func TestNewLogsAdminHintOnlyWithoutAdministrator(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "site")
-	s, logs := newTestServer(t, func(c *config.Config) { c.DataDir = dir })
+	s, logs := newTestServer(t, func(c *config.Config) { c.DataDir, c.DatabaseURL = dir, "" })
 	if !strings.Contains(logs.String(), "folio user create --data "+dir) || !strings.Contains(logs.String(), "--role administrator") {
 		t.Errorf("log does not tell how to create an administrator:\n%s", logs)
 	}

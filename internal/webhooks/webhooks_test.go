@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,24 +13,13 @@ import (
 
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/sqlite"
+	"github.com/folio-server/folio/internal/store/storetest"
 	"github.com/folio-server/folio/internal/webhooks"
 )
 
 // local lets the tests' receivers (on 127.0.0.1) be delivered to.
 var local = webhooks.Guard{AllowPrivate: true}
 
-func openDB(t *testing.T, path string) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
 
 // receiver records deliveries; fail decides the status of each call.
 type receiver struct {
@@ -147,7 +135,7 @@ func TestEventNames(t *testing.T) {
 }
 
 func TestDeliveryIsSignedAndCarriesTheIdempotencyKey(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "f.db"))
+	db := storetest.Open(t)
 	defer db.Close()
 	rc := newReceiver(t, nil)
 	h := addHook(t, db, rc.srv.URL, "post.published")
@@ -186,7 +174,7 @@ func TestDeliveryIsSignedAndCarriesTheIdempotencyKey(t *testing.T) {
 }
 
 func TestDeletedRecordIsSentAsItsSnapshotWithoutSecrets(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "f.db"))
+	db := storetest.Open(t)
 	defer db.Close()
 	rc := newReceiver(t, nil)
 	addHook(t, db, rc.srv.URL, "*")
@@ -210,7 +198,7 @@ func TestDeletedRecordIsSentAsItsSnapshotWithoutSecrets(t *testing.T) {
 }
 
 func TestRetryWithBackoffAfterReceiverFailure(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "f.db"))
+	db := storetest.Open(t)
 	defer db.Close()
 	rc := newReceiver(t, func(n int) int {
 		if n < 2 {
@@ -251,7 +239,7 @@ func TestRetryWithBackoffAfterReceiverFailure(t *testing.T) {
 }
 
 func TestGivesUpAfterMaxAttempts(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "f.db"))
+	db := storetest.Open(t)
 	defer db.Close()
 	rc := newReceiver(t, func(int) int { return 500 })
 	h := addHook(t, db, rc.srv.URL, "post.created")
@@ -268,16 +256,22 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	}
 }
 
+// TestNoLossAcrossRestartMidDelivery: a worker that dies while a delivery
+// is in flight loses nothing; the delivery is claimable again exactly when
+// its lease has run out (a clock of the test's, so no timing decides it),
+// with the same idempotency key and body.
 func TestNoLossAcrossRestartMidDelivery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.db")
-	db := openDB(t, path)
+	dbs := storetest.OpenN(t, 2) // the crashed process, then the restarted one
+	db := dbs[0]
 	rc := newReceiver(t, nil)
 	rc.block = make(chan struct{})
 	h := addHook(t, db, rc.srv.URL, "post.created")
 	emit(t, db, content.Change{Kind: "post", Type: "post", Action: "created", ID: 1, Record: &store.Post{ID: 1, Status: "draft"}})
+	start := time.Now()
+	const lease = time.Minute
 	// Node A claims the delivery and dies while the request is in flight.
 	ctx, crash := context.WithCancel(context.Background())
-	a := &webhooks.Worker{Targets: local, Store: db, Owner: "a", Lease: 300 * time.Millisecond}
+	a := &webhooks.Worker{Targets: local, Store: db, Owner: "a", Lease: lease, Now: func() time.Time { return start }}
 	done := make(chan struct{})
 	go func() { _, _ = a.RunOnce(ctx); close(done) }()
 	for rc.count() == 0 {
@@ -288,17 +282,16 @@ func TestNoLossAcrossRestartMidDelivery(t *testing.T) {
 	close(rc.block)
 	db.Close()
 	// The process restarts on the same database.
-	db2 := openDB(t, path)
-	defer db2.Close()
-	b := &webhooks.Worker{Targets: local, Store: db2, Owner: "b"}
+	now := start.Add(lease - time.Second)
+	b := &webhooks.Worker{Targets: local, Store: dbs[1], Owner: "b", Lease: lease, Now: func() time.Time { return now }}
 	if n, _ := b.RunOnce(context.Background()); n != 0 {
 		t.Fatal("the delivery was claimable while the crashed worker's lease was live")
 	}
-	time.Sleep(350 * time.Millisecond)
+	now = start.Add(lease + time.Second)
 	if n, err := b.RunOnce(context.Background()); err != nil || n != 1 {
 		t.Fatalf("after the lease ran out: n=%d err=%v", n, err)
 	}
-	ds := deliveries(t, db2, h.ID)
+	ds := deliveries(t, dbs[1], h.ID)
 	if ds[0].Status != store.DeliveryDelivered || rc.count() != 2 {
 		t.Fatalf("delivery %+v, calls %d", ds[0], rc.count())
 	}
@@ -308,11 +301,8 @@ func TestNoLossAcrossRestartMidDelivery(t *testing.T) {
 }
 
 func TestNoDuplicateDeliveryWithTwoNodes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.db")
-	db1 := openDB(t, path)
-	defer db1.Close()
-	db2 := openDB(t, path)
-	defer db2.Close()
+	dbs := storetest.OpenN(t, 2)
+	db1, db2 := dbs[0], dbs[1]
 	rc := newReceiver(t, nil)
 	h := addHook(t, db1, rc.srv.URL, "post.created")
 	const events = 30
@@ -321,7 +311,7 @@ func TestNoDuplicateDeliveryWithTwoNodes(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	var claimed atomic.Int64
-	for i, db := range []*sqlite.DB{db1, db2} {
+	for i, db := range []storetest.Store{db1, db2} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

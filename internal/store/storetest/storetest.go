@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/postgres"
 	"github.com/folio-server/folio/internal/store/sqlite"
@@ -136,4 +137,17 @@ func PostgresURL(t testing.TB) string {
 		}
 	})
 	return u
+}
+
+// Configure points cfg at a fresh site for t on the selected backend: a
+// data directory of its own (uploads, and the SQLite database without
+// FOLIO_TEST_DATABASE_URL) and, with it, a new PostgreSQL schema dropped
+// when t ends. Tests that build a whole server use it, so that the
+// PostgreSQL pass of the suite runs them there too.
+func Configure(t testing.TB, cfg *config.Config) {
+	t.Helper()
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	if Backend() == "postgres" {
+		cfg.DatabaseURL = PostgresURL(t)
+	}
 }

@@ -20,7 +20,6 @@ import (
 // local lets the tests' receivers (on 127.0.0.1) be delivered to.
 var local = webhooks.Guard{AllowPrivate: true}
 
-
 // receiver records deliveries; fail decides the status of each call.
 type receiver struct {
 	mu     sync.Mutex

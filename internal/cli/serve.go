@@ -5,12 +5,18 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/folio-server/folio/internal/extension"
 	"github.com/folio-server/folio/internal/server"
 	"github.com/spf13/cobra"
 )
+
+// DefaultMemoryLimit is the Go runtime's soft memory limit of `folio
+// serve`, unless GOMEMLIMIT is set. It is the binary's choice: the server
+// package leaves the runtime alone.
+const DefaultMemoryLimit = 128 << 20
 
 func newServeCmd(exts []extension.Extension) *cobra.Command {
 	var f siteFlags
@@ -22,6 +28,12 @@ func newServeCmd(exts []extension.Extension) *cobra.Command {
 			cfg, err := f.config()
 			if err != nil {
 				return err
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// A soft limit makes the collector work harder before the
+				// heap grows past it, which keeps RSS flat under load; the
+				// caches are bounded well below it. GOMEMLIMIT overrides it.
+				debug.SetMemoryLimit(DefaultMemoryLimit)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

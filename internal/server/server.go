@@ -14,8 +14,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
@@ -394,25 +394,25 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit makes the collector work harder before the heap
-		// grows past it, which keeps RSS flat under load; the caches are
-		// bounded well below it. GOMEMLIMIT overrides it.
-		debug.SetMemoryLimit(DefaultMemoryLimit)
-	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	// The background work stops, and is waited for, before Serve returns,
+	// so that the caller may close the store right after.
 	schedCtx, stopSched := context.WithCancel(ctx)
-	defer stopSched()
+	var background sync.WaitGroup
+	defer func() {
+		stopSched()
+		background.Wait()
+	}()
 	if s.site != nil {
-		go s.publishScheduled(schedCtx)
-		go s.sweepMediaReservations(schedCtx)
+		background.Go(func() { s.publishScheduled(schedCtx) })
+		background.Go(func() { s.sweepMediaReservations(schedCtx) })
 	}
 	if o, ok := s.store.(store.Optimizer); ok {
-		go s.optimizeStore(schedCtx, o)
+		background.Go(func() { s.optimizeStore(schedCtx, o) })
 	}
 	if s.webhooks != nil {
-		go s.webhooks.Run(schedCtx)
+		background.Go(func() { s.webhooks.Run(schedCtx) })
 	}
 	select {
 	case err := <-errc:
@@ -433,10 +433,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return nil
 }
-
-// DefaultMemoryLimit is the Go runtime's soft memory limit while serving,
-// unless GOMEMLIMIT is set.
-const DefaultMemoryLimit = 128 << 20
 
 // PublishInterval is how often scheduled posts whose date has come are
 // published.

@@ -1,56 +1,28 @@
 package content
 
 import (
-	"regexp"
-	"strconv"
 	"time"
+
+	"github.com/folio-server/folio/internal/schema"
 )
 
-// dateRE is the date-time form the interface accepts (reference §10.1
-// "Dates on write"): YYYY-MM-DD[T| ]HH:MM:SS[.frac][Z|±HH[:MM]].
-var dateRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$`)
-
-// ParseDate parses a date-time as the interface accepts it. With ignoreOffset
+// ParseDate parses a date-time as the interface accepts it, with the one
+// parser of the API (schema.ParseDate: YYYY-MM-DD[T| ]HH:MM:SS[.frac]
+// [Z|±HH[:MM]], reference §10.1 "Dates on write"). With ignoreOffset
 // (date_gmt) any offset is dropped and the wall clock is taken as UTC;
 // otherwise the value is converted to UTC using its offset, and a value
-// without an offset is taken as UTC (the original's behaviour). The result is
-// the instant in UTC. ok is false when the text is not a real date.
+// without an offset is taken as UTC (the original's behaviour). The result
+// is the instant in UTC, to the second. ok is false when the text is not a
+// real date.
 func ParseDate(s string, ignoreOffset bool) (time.Time, bool) {
-	m := dateRE.FindStringSubmatch(s)
-	if m == nil {
+	t, ok := schema.ParseDate(s)
+	if !ok {
 		return time.Time{}, false
 	}
-	n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
-	y, mo, d, h, mi, se := n(1), n(2), n(3), n(4), n(5), n(6)
-	if mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59 {
-		return time.Time{}, false
+	if ignoreOffset {
+		return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC), true
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC)
-	if t.Day() != d { // 2023-02-30 rolls over
-		return time.Time{}, false
-	}
-	if ignoreOffset || m[7] == "" || m[7] == "Z" || m[7] == "z" {
-		return t, true
-	}
-	off := m[7]
-	sign := 1
-	if off[0] == '-' {
-		sign = -1
-	}
-	digits := off[1:]
-	hh, _ := strconv.Atoi(digits[:2])
-	mm := 0
-	if len(digits) > 2 {
-		rest := digits[2:]
-		if rest[0] == ':' {
-			rest = rest[1:]
-		}
-		mm, _ = strconv.Atoi(rest)
-	}
-	if hh > 23 || mm > 59 {
-		return time.Time{}, false
-	}
-	return t.Add(-time.Duration(sign) * (time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)), true
+	return t.UTC().Truncate(time.Second), true
 }
 
 // WallClock returns the wall clock in loc (the site's time zone, see

@@ -470,10 +470,14 @@ func ParseDate(s string) (time.Time, bool) {
 			sign = -1
 		}
 		digits := strings.ReplaceAll(z[1:], ":", "")
-		off := atoi(digits[:2]) * 3600
+		hh, mm := atoi(digits[:2]), 0
 		if len(digits) == 4 {
-			off += atoi(digits[2:]) * 60
+			mm = atoi(digits[2:])
 		}
+		if hh > 23 || mm > 59 {
+			return time.Time{}, false
+		}
+		off := hh*3600 + mm*60
 		loc = time.FixedZone("", sign*off)
 	}
 	t := time.Date(year, time.Month(mon), day, hour, min, sec, nsec, loc)

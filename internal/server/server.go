@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -68,6 +67,9 @@ type Server struct {
 	// the router matches and the parameters serveNonce requires.
 	noncePath  string
 	nonceQuery url.Values
+	// setupToken is the token of the first-administrator link (setup.go),
+	// "" when the site has an administrator.
+	setupToken string
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
@@ -91,8 +93,8 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 		return db, nil
 	}
 	path := cfg.DatabasePath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
+	if err := prepareDataDir(path); err != nil {
+		return nil, err
 	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{MaxOpenConns: cfg.DB.MaxConns})
 	if err != nil {
@@ -222,26 +224,29 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	// scheme once (believing trusted proxies only); every layer below
 	// reads them from the request's context.
 	s.handler = forwarded.NewResolver(cfg.Server.TrustedProxy).Handler(s.routes(rs))
-
-	admins, err := st.CountUsersWithRole(ctx, "administrator")
-	if err != nil {
-		return nil, fmt.Errorf("count administrators: %w", err)
-	}
-	if admins == 0 {
-		logger.Warn("the site has no administrator yet; create one with: " + AdminHint(cfg))
+	// Greeting tells how to create the first administrator.
+	if err := s.initSetup(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
 // AdminHint returns the command line that creates the first administrator
-// of the site cfg describes.
-func AdminHint(cfg *config.Config) string {
-	where := "--data " + shellQuote(cfg.DataDir)
+// of the site cfg describes, for a person who runs folio as program
+// ("folio", "./folio", "go run ./cmd/folio"). It asks for the password
+// rather than showing one, which would land in the shell's history.
+func AdminHint(cfg *config.Config, program string) string {
+	return program + " user create " + SiteFlag(cfg) + " --login admin --email admin@example.com --role administrator"
+}
+
+// SiteFlag returns the flag that names the site of cfg in a command line
+// shown to a person: --data DIR, or --database with the URL's password
+// hidden (hints land in logs).
+func SiteFlag(cfg *config.Config) string {
 	if cfg.DatabaseURL != "" {
-		// Never the password: the hint lands in logs.
-		where = "--database " + shellQuote(config.RedactURL(cfg.DatabaseURL))
+		return "--database " + shellQuote(config.RedactURL(cfg.DatabaseURL))
 	}
-	return "folio user create " + where + " --login admin --email admin@example.com --password 'CHANGE-ME' --role administrator"
+	return "--data " + shellQuote(cfg.DataDir)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -283,6 +288,8 @@ func (s *Server) routes(api http.Handler) http.Handler {
 			s.serveUploads(w, r)
 		case strings.HasPrefix(p, assetsPrefix):
 			s.serveAsset(w, r)
+		case p == setupPath:
+			s.serveSetup(w, r)
 		case p == "/admin" || strings.HasPrefix(p, adminPath):
 			s.serveAdmin(w, r)
 		default:

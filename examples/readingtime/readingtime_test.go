@@ -142,7 +142,7 @@ func TestCustomBinary(t *testing.T) {
 	if v := runBin("version"); !strings.HasPrefix(v, "folio dev (go") {
 		t.Fatalf("version = %q", v)
 	}
-	if id := runBin("user", "create", "--data", data, "--login", "ed", "--email", "ed@example.com", "--password", "secret-pw", "--role", "editor"); id != "1" {
+	if id := runBin("user", "create", "--data", data, "--login", "ed", "--email", "ed@example.com", "--password", "Hook-pass-1234", "--role", "editor"); id != "1" {
 		t.Fatalf("user create printed %q, want the id 1", id)
 	}
 	pass := runBin("user", "app-password", "--data", data, "--login", "ed", "--name", "binary-test")

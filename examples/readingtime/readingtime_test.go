@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -85,6 +86,15 @@ func TestReadingTimeFieldAndRoute(t *testing.T) {
 	rt, _ := post["reading_time"].(map[string]any)
 	if rt["words"] != float64(450) || rt["minutes"] != float64(3) {
 		t.Fatalf("reading_time = %v", post["reading_time"])
+	}
+	// The field gets the same inputs whatever _fields asks for.
+	for _, q := range []string{"_fields=id,reading_time", "_fields=reading_time", "_fields=reading_time.words"} {
+		req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/svc/v2/posts/%v?%s", hs.URL, post["id"], q), nil)
+		status, got := getJSON(t, req)
+		rt, _ := got["reading_time"].(map[string]any)
+		if status != 200 || rt["words"] != float64(450) {
+			t.Errorf("?%s: %d reading_time = %v, want 450 words", q, status, got["reading_time"])
+		}
 	}
 	req, _ = http.NewRequest("GET", hs.URL+"/api/svc/v2/posts?context=embed", nil)
 	res, err := http.DefaultClient.Do(req)

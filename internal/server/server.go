@@ -70,6 +70,9 @@ type Server struct {
 	// setupToken is the token of the first-administrator link (setup.go),
 	// "" when the site has an administrator.
 	setupToken string
+	// front is the built-in reader (frontend.go), nil when [site]
+	// front_end is not "builtin".
+	front http.Handler
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
@@ -220,6 +223,9 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	if err := s.startExtensions(ctx, api, rs, site, st); err != nil {
 		return nil, err
 	}
+	if err := s.newFrontEnd(); err != nil {
+		return nil, err
+	}
 	// The outermost handler works out each request's client address and
 	// scheme once (believing trusted proxies only); every layer below
 	// reads them from the request's context.
@@ -293,7 +299,7 @@ func (s *Server) routes(api http.Handler) http.Handler {
 		case p == "/admin" || strings.HasPrefix(p, adminPath):
 			s.serveAdmin(w, r)
 		default:
-			http.Error(w, "404 page not found", http.StatusNotFound)
+			s.serveFrontEnd(w, r)
 		}
 	})
 }
@@ -330,9 +336,15 @@ func (s *Server) siteBase(r *http.Request) string {
 	return forwarded.Scheme(r) + "://" + r.Host
 }
 
-// serveRoot answers "/" with a small HTML page that advertises the API
-// (reference §9 discovery: Link header and <link> element).
+// serveRoot answers "/": the built-in reader's home page, or, without it,
+// a small landing page that links the admin, the API and its reference
+// (and the external front end), and advertises the API (reference §9
+// discovery: Link header and <link> element).
 func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+	if s.front != nil {
+		s.front.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
@@ -351,7 +363,14 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	if desc != "" {
 		page += "<p>" + desc + "</p>\n"
 	}
-	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n" + settingsScript(s.settingsObject(r), nonce) + "</body>\n</html>\n"
+	page += "<ul>\n"
+	if ext := s.cfg.Site.ExternalFrontEnd(); ext != "" {
+		page += "<li>Site: <a href=\"" + html.EscapeString(ext+"/") + "\">" + html.EscapeString(ext+"/") + "</a></li>\n"
+	}
+	page += "<li>Admin: <a href=\"" + adminPath + "\">" + html.EscapeString(s.siteBase(r)+adminPath) + "</a></li>\n" +
+		"<li>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></li>\n" +
+		"<li>API reference: <a href=\"" + html.EscapeString(strings.TrimRight(s.names.Prefix, "/")+docsPath) + "\">" + html.EscapeString(s.siteBase(r)+strings.TrimRight(s.names.Prefix, "/")+docsPath) + "</a></li>\n" +
+		"</ul>\n" + settingsScript(s.settingsObject(r), nonce) + "</body>\n</html>\n"
 	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
 	if r.Method == http.MethodHead {
 		return

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,14 @@ type env struct {
 	http *httptest.Server
 	apps map[string]string
 	ids  map[string]int64
+	// skew is how far (ns) the site's clock runs ahead, moved on by later.
+	skew atomic.Int64
+}
+
+// later moves the site's clock a minute on, past the comment flood
+// interval.
+func (e *env) later() {
+	e.skew.Add(int64(time.Minute))
 }
 
 var roles = map[string]string{"admin": "administrator", "editor": "editor", "author": "author", "subscriber": "subscriber"}
@@ -60,6 +69,7 @@ func newEnv(t *testing.T, mod func(*config.Config)) *env {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	e := &env{t: t, srv: srv, apps: map[string]string{}, ids: map[string]int64{}}
+	srv.Site().SetClock(func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) })
 	e.http = httptest.NewServer(srv.Handler())
 	t.Cleanup(e.http.Close)
 	ctx := context.Background()

@@ -204,14 +204,14 @@ func (v *visit) dispatch(segs []string, q url.Values) error {
 			}
 		}
 		if pt, ok := v.h.site.Types().Get(rest[0]); ok && !pt.Builtin && pt.Public && pt.ShowInRest && page == 1 && len(rest) == len(segs) {
-			return v.singleByPath(pt, rest[1:])
+			return v.singleByPath(pt, segs, rest[1:])
 		}
 	}
 	if page != 1 || len(rest) != len(segs) {
 		return errNotFound
 	}
 	pt, _ := v.h.site.Types().Get("page")
-	return v.singleByPath(pt, segs)
+	return v.singleByPath(pt, segs, segs)
 }
 
 // segments returns the path below the site URL's own path, split at

@@ -43,11 +43,12 @@ func (v *visit) datedPost(segs []string) error {
 
 // singleByPath answers the permalink of a published page or custom post:
 // its slug and its parents' slugs.
-func (v *visit) singleByPath(pt *content.PostType, path []string) error {
+// segs is the whole requested path, path its part that names the post.
+func (v *visit) singleByPath(pt *content.PostType, segs, path []string) error {
 	if len(path) == 0 || (!pt.Hierarchical && len(path) != 1) {
 		return errNotFound
 	}
-	return v.singleBySlug(pt, path, func(q *store.PostQuery) { q.Slugs = []string{path[len(path)-1]} })
+	return v.singleBySlug(pt, segs, func(q *store.PostQuery) { q.Slugs = []string{path[len(path)-1]} })
 }
 
 // singleBySlug finds the published post of type pt that mod's query

@@ -82,6 +82,7 @@ func (e *env) upload(login string, parent int64, title string) int64 {
 // may see must show up for them somewhere, so the reader is not simply
 // empty.
 func TestReaderShowsEachVisitorWhatTheAPIWouldAndNothingElse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	var secrets []secret

@@ -46,7 +46,7 @@ func (s *Server) frontEndHead(w http.ResponseWriter, r *http.Request) template.H
 	nonce := newScriptNonce()
 	setPageHeaders(w.Header(), nonce)
 	w.Header().Set("Link", fmt.Sprintf("<%s>; rel=%q", root, rel))
-	head := "<link rel=\"" + html.EscapeString(rel) + "\" href=\"" + html.EscapeString(root) + "\">\n" +
+	head := "<link rel=\"" + html.EscapeString(rel) + "\" href=\"" + html.EscapeString(root) + "\"/>\n" +
 		settingsScript(s.settingsObject(r), nonce)
 	return template.HTML(head) // built from escaped values and JSON (settingsObject)
 }

@@ -207,7 +207,7 @@ func TestRoutes(t *testing.T) {
 		{"site root page", "GET", "/", 200, "<link rel=", false},
 		{"head on root", "HEAD", "/", 200, "", false},
 		{"post on root", "POST", "/", 405, "", false},
-		{"unknown path", "GET", "/nope", 404, "404 page not found", false},
+		{"unknown path (the reader's not-found page)", "GET", "/nope", 404, "Page not found", false},
 		{"path outside prefix that shares its start", "GET", prefix + "x/svc/v2", 404, "", false},
 		{"api root without slash", "GET", prefix, 200, "", true},
 		{"api root", "GET", prefix + "/", 200, "", true},

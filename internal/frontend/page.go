@@ -190,8 +190,10 @@ type CommentForm struct {
 	ReplyTo     string
 	CancelReply string
 	// Anonymous is set when the visitor is not signed in: the form asks
-	// for a name, an email address and an optional website.
+	// for a name, an email address and an optional website. Otherwise As
+	// is the signed-in visitor's name, the comment's author.
 	Anonymous bool
+	As        string
 	// LoginRequired is set when only signed-in visitors may comment; the
 	// form is then replaced by a link to Site.Login.
 	LoginRequired bool

@@ -219,6 +219,9 @@ func (v *visit) discussion(p *store.Post, view *Post, page *Page) error {
 	f.NonceField = nonceField
 	f.Nonce = v.h.opts.Nonces.Create(v.user.ID(), v.token, commentAction(p.ID))
 	f.Anonymous = v.user == nil
+	if v.user != nil {
+		f.As = v.user.Record().DisplayName
+	}
 	f.LoginRequired = v.user == nil && !site.AllowAnonymousComments()
 	if f.Parent == 0 {
 		if id, err := strconv.ParseInt(v.r.URL.Query().Get("replytocom"), 10, 64); err == nil {

@@ -316,3 +316,15 @@ func TestSetupTokenIsSharedByNodesAndKeptAcrossRestarts(t *testing.T) {
 		t.Errorf("two nodes print different setup links: %q and %q", s.setupToken, s2.setupToken)
 	}
 }
+
+// TestSignInPageTellsHowToReplaceALostPassword: Folio sends no email, so
+// the sign-in page's help names the command that sets a new password.
+func TestSignInPageTellsHowToReplaceALostPassword(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestServer(t, nil)
+	rec := do(t, s.Handler(), "GET", "/login")
+	body := rec.Body.String()
+	if rec.Code != 200 || !strings.Contains(body, "Lost your password?") || !strings.Contains(body, "folio user set-password --login YOUR-LOGIN") {
+		t.Errorf("sign-in page help:\n%s", body)
+	}
+}

@@ -70,12 +70,22 @@ func listenError(addr string, err error) error {
 // copy: "go run ./cmd/folio" under `go run` (whose binary lives in a
 // temporary build directory), else the name they typed.
 func commandName() string {
-	if exe, err := os.Executable(); err == nil && filepath.Base(filepath.Dir(exe)) == "exe" &&
-		strings.Contains(exe, string(filepath.Separator)+"go-build") {
+	exe, _ := os.Executable()
+	arg0 := ""
+	if len(os.Args) > 0 {
+		arg0 = os.Args[0]
+	}
+	return commandNameFor(exe, arg0)
+}
+
+// commandNameFor is commandName for the executable's path exe and the
+// program name arg0 as typed.
+func commandNameFor(exe, arg0 string) string {
+	if filepath.Base(filepath.Dir(exe)) == "exe" && strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "go run ./cmd/folio"
 	}
-	if len(os.Args) > 0 && os.Args[0] != "" {
-		return shellWord(os.Args[0])
+	if arg0 != "" {
+		return shellWord(arg0)
 	}
 	return "folio"
 }

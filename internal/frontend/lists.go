@@ -209,11 +209,9 @@ func (v *visit) posts(list []*store.Post, full bool) ([]*Post, error) {
 		return nil, nil
 	}
 	site := v.h.site
-	ids := make([]int64, 0, len(list))
 	var authorIDs []int64
 	seen := map[int64]bool{}
 	for _, p := range list {
-		ids = append(ids, p.ID)
 		if p.Author != 0 && !seen[p.Author] {
 			seen[p.Author] = true
 			authorIDs = append(authorIDs, p.Author)

@@ -157,13 +157,8 @@ func (v *visit) route() error {
 	if !ok {
 		return v.notFound()
 	}
-	q := v.r.URL.Query()
-	if v.r.Method == http.MethodPost && !(len(segs) > 0 || q.Has("p") || q.Has("page_id") || q.Has("attachment_id")) {
-		v.w.Header().Set("Allow", "GET, HEAD")
-		http.Error(v.w, "405 method not allowed", http.StatusMethodNotAllowed)
-		return nil
-	}
-	err := v.dispatch(segs, q)
+	// POST is for the forms of single pages; lists refuse it.
+	err := v.dispatch(segs, v.r.URL.Query())
 	if errors.Is(err, errNotFound) {
 		return v.notFound()
 	}

@@ -155,8 +155,10 @@ func TestReaderPagesAreAccessibleAndSafe(t *testing.T) {
 	if put := e.browser("").do("PUT", link, nil, nil); put.status != http.StatusMethodNotAllowed {
 		t.Errorf("PUT = %d", put.status)
 	}
-	if post := e.browser("").post("/", url.Values{"x": {"1"}}, nil); post.status != http.StatusMethodNotAllowed {
-		t.Errorf("POST / = %d", post.status)
+	for _, target := range []string{"/", "/?s=safe", "/category/uncategorized/", "/author/author/"} {
+		if post := e.browser("").post(target, url.Values{"x": {"1"}}, nil); post.status != http.StatusMethodNotAllowed {
+			t.Errorf("POST %s = %d", target, post.status)
+		}
 	}
 }
 

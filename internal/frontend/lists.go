@@ -47,6 +47,11 @@ func (v *visit) typeQuery(pt *content.PostType, page int, mod func(*store.PostQu
 // list loads one page of posts for q and renders it with the pagination
 // pageURL builds; a page past the last is not found.
 func (v *visit) list(q store.PostQuery, page int, pageURL func(int) string, p *Page) error {
+	if v.r.Method == http.MethodPost {
+		v.w.Header().Set("Allow", "GET, HEAD")
+		http.Error(v.w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return nil
+	}
 	posts, total, err := v.h.site.ListPosts(v.ctx, q)
 	if err != nil {
 		return err

@@ -301,10 +301,10 @@ func (v *visit) notFound() error {
 
 // siteInfo describes the site to the templates.
 func (v *visit) siteInfo() SiteInfo {
-	cfg := v.h.site.Config().Site
+	set := v.h.site.SettingsOrLast(v.ctx)
 	return SiteInfo{
-		Title:       cfg.Title,
-		Description: cfg.Description,
+		Title:       set.Title,
+		Description: set.Description,
 		Home:        v.base + "/",
 		Search:      v.base + "/",
 		Admin:       v.base + v.h.opts.AdminURL,

@@ -152,6 +152,13 @@ func TestReaderPagesAreAccessibleAndSafe(t *testing.T) {
 	if head.status != 200 || head.body != "" {
 		t.Errorf("HEAD = %d, %d bytes", head.status, len(head.body))
 	}
+	// The site's title and description come from its settings.
+	if st := e.api("POST", "/settings", "admin", map[string]any{"title": "Renamed site", "description": "Fresh tagline"}, nil); st != 200 {
+		t.Fatalf("settings: %d", st)
+	}
+	if home := e.browser("").get("/"); !strings.Contains(home.body, ">Renamed site</a>") || !strings.Contains(home.body, "Fresh tagline") {
+		t.Errorf("home page does not use the settings' title:\n%s", home.body)
+	}
 	if put := e.browser("").do("PUT", link, nil, nil); put.status != http.StatusMethodNotAllowed {
 		t.Errorf("PUT = %d", put.status)
 	}

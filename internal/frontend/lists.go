@@ -70,7 +70,7 @@ func (v *visit) list(q store.PostQuery, page int, pageURL func(int) string, p *P
 // home is the home page: the newest posts, sticky ones first.
 func (v *visit) home(page int) error {
 	q, _ := v.postQuery(page, func(q *store.PostQuery) { q.StickyFirst = true })
-	title := v.h.site.Config().Site.Title
+	title := v.h.site.SettingsOrLast(v.ctx).Title
 	if page > 1 {
 		title = fmt.Sprintf("%s – Page %d", title, page)
 	}

@@ -222,7 +222,7 @@ func (v *visit) discussion(p *store.Post, view *Post, page *Page) error {
 	if v.user != nil {
 		f.As = v.user.Record().DisplayName
 	}
-	f.LoginRequired = v.user == nil && !site.AllowAnonymousComments()
+	f.LoginRequired = v.user == nil && !site.SettingsOrLast(v.ctx).AllowAnonymousComments
 	if f.Parent == 0 {
 		if id, err := strconv.ParseInt(v.r.URL.Query().Get("replytocom"), 10, 64); err == nil {
 			f.Parent = id

@@ -140,7 +140,7 @@ func TestReaderShowsEachVisitorWhatTheAPIWouldAndNothingElse(t *testing.T) {
 	comment(protected, hide("zqprotcommentx"), "approved", 0)
 	comment(draft, hide("zqdraftcommentx"), "approved", 0)
 	ids = append(ids, e.upload("author", pub, hide("zqpubmediax", everyone...)), e.upload("author", draft, hide("zqdraftmediax")))
-	lurker := &store.User{Login: "lurker", Email: "lurker@example.com", Nicename: "lurker", DisplayName: hide("zqlurkerx", "admin"),
+	lurker := &store.User{Login: "lurker", Email: "lurker@example.com", Nicename: "lurker", DisplayName: hide("zqlurkerx", "author", "editor", "admin"), // as GET /users/<id>: authors are listed to those who write
 		Registered: time.Now().UTC(), Roles: []string{"author"}}
 	if err := e.srv.Store().InsertUser(ctx, lurker); err != nil {
 		t.Fatal(err)

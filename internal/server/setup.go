@@ -198,7 +198,7 @@ code{background:#f0f0f1;padding:.1rem .3rem;word-break:break-all}
 // the token is valid, POST creates the administrator, signs the browser in
 // and goes to the admin page.
 func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
-	form := setupForm{Title: s.cfg.Site.Title, MinLen: auth.MinPasswordLength, Command: AdminHint(s.cfg, "folio")}
+	form := setupForm{Title: s.pageSettings(r).Title, MinLen: auth.MinPasswordLength, Command: AdminHint(s.cfg, "folio")}
 	if form.Title == "" {
 		form.Title = config.DefaultTitle
 	}

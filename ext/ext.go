@@ -35,7 +35,7 @@ type (
 	// API is what Register gets: Hooks, RegisterField, RegisterMeta,
 	// RegisterPostType, RegisterTaxonomy, RegisterRoute, Site, Logger.
 	API = extension.API
-	// Field is an extra field on a resource type (seed rule 5).
+	// Field is an extra field on a resource type.
 	Field = extension.Field
 	// FieldUpdate is what a field's Update gets.
 	FieldUpdate = extension.FieldUpdate

@@ -58,7 +58,7 @@ func TestDBCopyRoundTrip(t *testing.T) {
 	pgURL := storetest.PostgresURL(t) // skips without FOLIO_TEST_DATABASE_URL
 	dir := filepath.Join(t.TempDir(), "site")
 	pass := createAdmin(t, dir)
-	mustRun(t, "user", "create", "--data", dir, "--login", "ed", "--email", "ed@example.com", "--password", "pw", "--role", "editor")
+	mustRun(t, "user", "create", "--data", dir, "--login", "ed", "--email", "ed@example.com", "--password", "Hook-pass-1234", "--role", "editor")
 
 	// Seed through the API.
 	p := startServe(t, nil, "--data", dir)

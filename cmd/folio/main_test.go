@@ -91,7 +91,7 @@ func mustRun(t *testing.T, args ...string) string {
 // returns the password.
 func createAdmin(t *testing.T, dir string) string {
 	t.Helper()
-	mustRun(t, "user", "create", "--data", dir, "--login", "admin", "--email", "admin@example.com", "--password", "secret-pw", "--role", "administrator")
+	mustRun(t, "user", "create", "--data", dir, "--login", "admin", "--email", "admin@example.com", "--password", "Hook-pass-1234", "--role", "administrator")
 	out := mustRun(t, "user", "app-password", "--data", dir, "--login", "admin")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	return lines[len(lines)-1]
@@ -162,9 +162,9 @@ func TestDatabaseCommandsFail(t *testing.T) {
 		{"unknown config key", nil, []string{"migrate", "--data", dir, "--config", badConfig}, "colour"},
 		{"config from env", []string{"FOLIO_CONFIG=" + badConfig}, []string{"migrate", "--data", dir}, "colour"},
 		{"bad compat", nil, []string{"serve", "--data", dir, "--compat", "drupal", "--addr", "127.0.0.1:0"}, "drupal"},
-		{"bad role", nil, []string{"user", "create", "--data", dir, "--login", "x", "--email", "x@example.com", "--password", "p", "--role", "king"}, `unknown role "king"`},
-		{"bad email", nil, []string{"user", "create", "--data", dir, "--login", "x", "--email", "nope", "--password", "p", "--role", "author"}, "invalid email"},
-		{"bad login", nil, []string{"user", "create", "--data", dir, "--login", "a/b", "--email", "x@example.com", "--password", "p", "--role", "author"}, "login"},
+		{"bad role", nil, []string{"user", "create", "--data", dir, "--login", "x", "--email", "x@example.com", "--password", "Hook-pass-1234", "--role", "king"}, `unknown role "king"`},
+		{"bad email", nil, []string{"user", "create", "--data", dir, "--login", "x", "--email", "nope", "--password", "Hook-pass-1234", "--role", "author"}, "invalid email"},
+		{"bad login", nil, []string{"user", "create", "--data", dir, "--login", "a/b", "--email", "x@example.com", "--password", "Hook-pass-1234", "--role", "author"}, "login"},
 		{"missing flags", nil, []string{"user", "create", "--data", dir, "--login", "x"}, "required flag"},
 		{"app password for nobody", nil, []string{"user", "app-password", "--data", dir, "--login", "ghost"}, `no user with login "ghost"`},
 	}
@@ -185,7 +185,7 @@ func TestDatabaseCommandsFail(t *testing.T) {
 func TestUserCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out := mustRun(t, "user", "create", "--data", dir, "--login", "Jane.Doe", "--email", "jane@example.com", "--password", "pw", "--role", "editor")
+	out := mustRun(t, "user", "create", "--data", dir, "--login", "Jane.Doe", "--email", "jane@example.com", "--password", "Hook-pass-1234", "--role", "editor")
 	id, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 	if err != nil || id <= 0 || strings.Count(out, "\n") != 1 {
 		t.Fatalf("user create printed %q, want one id line", out)
@@ -196,13 +196,13 @@ func TestUserCommands(t *testing.T) {
 		{"same email", "jane2", "jane@example.com", `email "jane@example.com" already exists`},
 	}
 	for _, d := range dups {
-		r := run(t, nil, "user", "create", "--data", dir, "--login", d.login, "--email", d.email, "--password", "pw", "--role", "author")
+		r := run(t, nil, "user", "create", "--data", dir, "--login", d.login, "--email", d.email, "--password", "Hook-pass-1234", "--role", "author")
 		if r.code != 1 || !strings.Contains(r.stderr, d.want) || r.stdout != "" {
 			t.Errorf("%s: exit %d stdout %q stderr %q", d.name, r.code, r.stdout, r.stderr)
 		}
 	}
 
-	out2 := mustRun(t, "user", "create", "--data", dir, "--login", "bob", "--email", "bob@example.com", "--password", "pw", "--role", "subscriber")
+	out2 := mustRun(t, "user", "create", "--data", dir, "--login", "bob", "--email", "bob@example.com", "--password", "Hook-pass-1234", "--role", "subscriber")
 	id2, _ := strconv.ParseInt(strings.TrimSpace(out2), 10, 64)
 	if id2 <= id {
 		t.Errorf("second id %d not after first %d", id2, id)

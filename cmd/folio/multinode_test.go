@@ -78,7 +78,7 @@ func TestTwoNodesOnOnePostgres(t *testing.T) {
 	}
 
 	// Credentials made by the CLI work on both nodes.
-	mustRun(t, "user", "create", "--database", url, "--login", "admin", "--email", "admin@example.com", "--password", "secret-pw", "--role", "administrator")
+	mustRun(t, "user", "create", "--database", url, "--login", "admin", "--email", "admin@example.com", "--password", "Hook-pass-1234", "--role", "administrator")
 	pass := lastLineOf(mustRun(t, "user", "app-password", "--database", url, "--login", "admin"))
 	a := startServe(t, nil, "--database", url)
 	b := startServe(t, nil, "--database", url)
@@ -175,7 +175,7 @@ func TestTwoNodesOnOnePostgres(t *testing.T) {
 	}
 
 	// A user and password created while the nodes run work on both.
-	mustRun(t, "user", "create", "--database", url, "--login", "late", "--email", "late@example.com", "--password", "pw", "--role", "editor")
+	mustRun(t, "user", "create", "--database", url, "--login", "late", "--email", "late@example.com", "--password", "Hook-pass-1234", "--role", "editor")
 	late := lastLineOf(mustRun(t, "user", "app-password", "--database", url, "--login", "late"))
 	for _, n := range []*serveProc{a, b} {
 		code, _, body := apiCall(t, "GET", n.url+"/api/svc/v2/users/me", "late", late, "")
@@ -208,7 +208,7 @@ func TestPostgresRestart(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("pg_ctlcluster", "--skip-systemctl-redirect", ver, "main", "start").Run() })
 
-	mustRun(t, "user", "create", "--database", url, "--login", "admin", "--email", "admin@example.com", "--password", "secret-pw", "--role", "administrator")
+	mustRun(t, "user", "create", "--database", url, "--login", "admin", "--email", "admin@example.com", "--password", "Hook-pass-1234", "--role", "administrator")
 	pass := lastLineOf(mustRun(t, "user", "app-password", "--database", url, "--login", "admin"))
 	n := startServe(t, nil, "--database", url, "--db-connect-timeout", "2s")
 	posts := n.url + "/api/svc/v2/posts"

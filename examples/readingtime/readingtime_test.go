@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -86,6 +87,15 @@ func TestReadingTimeFieldAndRoute(t *testing.T) {
 	if rt["words"] != float64(450) || rt["minutes"] != float64(3) {
 		t.Fatalf("reading_time = %v", post["reading_time"])
 	}
+	// The field gets the same inputs whatever _fields asks for.
+	for _, q := range []string{"_fields=id,reading_time", "_fields=reading_time", "_fields=reading_time.words"} {
+		req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/svc/v2/posts/%v?%s", hs.URL, post["id"], q), nil)
+		status, got := getJSON(t, req)
+		rt, _ := got["reading_time"].(map[string]any)
+		if status != 200 || rt["words"] != float64(450) {
+			t.Errorf("?%s: %d reading_time = %v, want 450 words", q, status, got["reading_time"])
+		}
+	}
 	req, _ = http.NewRequest("GET", hs.URL+"/api/svc/v2/posts?context=embed", nil)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -142,7 +152,7 @@ func TestCustomBinary(t *testing.T) {
 	if v := runBin("version"); !strings.HasPrefix(v, "folio dev (go") {
 		t.Fatalf("version = %q", v)
 	}
-	if id := runBin("user", "create", "--data", data, "--login", "ed", "--email", "ed@example.com", "--password", "secret-pw", "--role", "editor"); id != "1" {
+	if id := runBin("user", "create", "--data", data, "--login", "ed", "--email", "ed@example.com", "--password", "Hook-pass-1234", "--role", "editor"); id != "1" {
 		t.Fatalf("user create printed %q, want the id 1", id)
 	}
 	pass := runBin("user", "app-password", "--data", data, "--login", "ed", "--name", "binary-test")

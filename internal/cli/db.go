@@ -64,22 +64,25 @@ transaction on the destination: all or nothing.`,
 // siteConfig returns base with the database set to where: a postgres://
 // URL, a SQLite file (a path ending in .db, .sqlite or .sqlite3 that is not
 // a directory) or else a data directory, created when missing.
-func siteConfig(base *config.Config, where string) *config.Config {
+func siteConfig(base *config.Config, where string) (*config.Config, error) {
+	if err := config.CheckDatabaseScheme(where); err != nil {
+		return nil, err
+	}
 	c := *base
 	c.DatabaseURL = where
 	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
-		return &c
+		return &c, nil
 	}
 	st, err := os.Stat(where)
 	isDir := err == nil && st.IsDir()
 	switch filepath.Ext(where) {
 	case ".db", ".sqlite", ".sqlite3":
 		if !isDir {
-			return &c
+			return &c, nil
 		}
 	}
 	c.DatabaseURL = filepath.Join(where, config.DatabaseFile)
-	return &c
+	return &c, nil
 }
 
 // copyBatch is how many rows go to the destination at once.
@@ -88,7 +91,14 @@ const copyBatch = 500
 // copySite copies every table of the site at from into the empty site at
 // to and returns how many rows and tables it copied.
 func copySite(ctx context.Context, base *config.Config, from, to string) (rows int64, tables int, err error) {
-	srcCfg, dstCfg := siteConfig(base, from), siteConfig(base, to)
+	srcCfg, err := siteConfig(base, from)
+	if err != nil {
+		return 0, 0, fmt.Errorf("--from: %w", err)
+	}
+	dstCfg, err := siteConfig(base, to)
+	if err != nil {
+		return 0, 0, fmt.Errorf("--to: %w", err)
+	}
 	if srcCfg.DatabasePath() == dstCfg.DatabasePath() {
 		return 0, 0, errors.New("--from and --to name the same database")
 	}

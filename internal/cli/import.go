@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -142,6 +143,7 @@ standard error; the summary table goes to standard output.`,
 				if werr := sum.Write(cmd.OutOrStdout()); werr != nil && err == nil {
 					err = werr
 				}
+				writeAuthorHint(cmd.OutOrStdout(), sum, server.SiteFlag(cfg))
 			}
 			if errors.Is(err, context.Canceled) {
 				return errors.New("import interrupted; run the same command again to resume")
@@ -157,6 +159,25 @@ standard error; the summary table goes to standard output.`,
 	fl.StringVar(&opts.AuthorRole, "author-role", "author", "role of the users made for the file's authors")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "read the files and report what would be imported, without writing")
 	return cmd
+}
+
+// writeAuthorHint tells, after a summary that created users for the
+// file's authors, that they cannot sign in yet and how to give them a
+// password.
+func writeAuthorHint(w io.Writer, sum *wxrimport.Summary, site string) {
+	if !slices.Contains(sum.Kinds(), "authors") {
+		return
+	}
+	n := sum.Kind("authors").Created
+	if n == 0 {
+		return
+	}
+	verb := "were"
+	if sum.DryRun {
+		verb = "would be"
+	}
+	fmt.Fprintf(w, "\n%d users %s created for the file's authors with no usable password: they cannot sign in until one is set with\n  %s user set-password %s --login LOGIN\n(`%s user list %s` shows the logins)\n",
+		n, verb, commandName(), site, commandName(), site)
 }
 
 // importFiles imports each file in turn, then runs the importer's last

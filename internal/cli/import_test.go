@@ -95,6 +95,12 @@ func TestImportWXRCommandDryRunThenImport(t *testing.T) {
 	if got := row(out, "pages"); got[0] != "5" {
 		t.Errorf("pages row = %v, want 5 created", got)
 	}
+	// Imported authors cannot sign in: the summary says so and how to
+	// give them a password.
+	if !strings.Contains(out, "created for the file's authors with no usable password") ||
+		!strings.Contains(out, "user set-password --data "+dir+" --login LOGIN") {
+		t.Errorf("summary does not say how imported authors get a password:\n%s", out)
+	}
 	if n := countPosts(t, dir); n != 11 {
 		t.Fatalf("stored %d posts and pages, want 11", n)
 	}
@@ -104,6 +110,9 @@ func TestImportWXRCommandDryRunThenImport(t *testing.T) {
 	}
 	if got := row(out, "posts"); got[0] != "0" || got[1] != "6" {
 		t.Errorf("second import posts row = %v, want 0 created, 6 existing", got)
+	}
+	if strings.Contains(out, "no usable password") {
+		t.Errorf("second import, which created no author, talks about passwords:\n%s", out)
 	}
 	if n := countPosts(t, dir); n != 11 {
 		t.Fatalf("after a second import: %d posts and pages, want 11", n)

@@ -25,7 +25,8 @@ func newUserCmd() *cobra.Command {
 		Short: "Manage users and application passwords",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newUserCreateCmd(), newUserAppPasswordCmd(), newUserListCmd())
+	cmd.AddCommand(newUserCreateCmd(), newUserAppPasswordCmd(), newUserListCmd(),
+		newUserSetPasswordCmd(), newUserDeleteCmd(), newUserRoleCmd())
 	return cmd
 }
 
@@ -52,12 +53,28 @@ func newUserCreateCmd() *cobra.Command {
 	var (
 		f                            siteFlags
 		login, email, password, role string
+		pwStdin                      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Create a user and print its id",
-		Args:  cobra.NoArgs,
+		Long: `Create a user and print its id. Without --password the password is asked
+for on the terminal (twice, not shown), or read from the first line of
+standard input with --password-stdin; a password on the command line lands
+in the shell's history. Passwords need at least 12 characters.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkUserFields(login, email, role); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("password") {
+				var err error
+				if password, err = readNewPassword(cmd, pwStdin); err != nil {
+					return err
+				}
+			} else if pwStdin {
+				return errors.New("give --password or --password-stdin, not both")
+			}
 			u, err := newUser(login, email, password, role)
 			if err != nil {
 				return err
@@ -75,28 +92,42 @@ func newUserCreateCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&login, "login", "", "login name (required)")
 	fl.StringVar(&email, "email", "", "email address (required)")
-	fl.StringVar(&password, "password", "", "account password (required)")
+	fl.StringVar(&password, "password", "", "account password, at least 12 characters (asked for when not given)")
+	fl.BoolVar(&pwStdin, "password-stdin", false, "read the password from the first line of standard input")
 	fl.StringVar(&role, "role", "", "role: "+strings.Join(userRoles, ", ")+" (required)")
-	for _, n := range []string{"login", "email", "password", "role"} {
+	for _, n := range []string{"login", "email", "role"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
 	return cmd
 }
 
+// checkUserFields checks the login, email and role of `user create`.
+func checkUserFields(login, email, role string) error {
+	if err := validLogin(login); err != nil {
+		return err
+	}
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" {
+		return fmt.Errorf("invalid email address %q", email)
+	}
+	return checkRole(role)
+}
+
+// checkRole refuses a role `user create` and `user role` do not know.
+func checkRole(role string) error {
+	if !contains(userRoles, role) {
+		return fmt.Errorf("unknown role %q (want one of %s)", role, strings.Join(userRoles, ", "))
+	}
+	return nil
+}
+
 // newUser validates the inputs of `user create` and returns the record to
 // insert, with the password hashed.
 func newUser(login, email, password, role string) (*store.User, error) {
-	if err := validLogin(login); err != nil {
+	if err := checkUserFields(login, email, role); err != nil {
 		return nil, err
 	}
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" {
-		return nil, fmt.Errorf("invalid email address %q", email)
-	}
-	if password == "" {
-		return nil, errors.New("password must not be empty")
-	}
-	if !contains(userRoles, role) {
-		return nil, fmt.Errorf("unknown role %q (want one of %s)", role, strings.Join(userRoles, ", "))
+	if err := auth.CheckNewPassword(password); err != nil {
+		return nil, err
 	}
 	hash, err := auth.HashPassword(password)
 	if err != nil {

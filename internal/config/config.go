@@ -65,9 +65,11 @@ type Config struct {
 	// DataDir holds the SQLite database and uploads.
 	DataDir string `toml:"data_dir"`
 	// DatabaseURL selects the database; empty means SQLite at
-	// DataDir/folio.db, a postgres:// URL selects PostgreSQL, anything else
-	// is taken as the path of a SQLite file (an optional sqlite:// or file:
-	// prefix is removed).
+	// DataDir/folio.db, a postgres:// (or postgresql://) URL selects
+	// PostgreSQL, a path ending in .db (.sqlite, .sqlite3) names a SQLite
+	// file (an optional sqlite:// or file: prefix is removed) and an
+	// existing directory means its folio.db. Normalize refuses anything
+	// else (see DatabaseForms).
 	DatabaseURL string `toml:"database_url"`
 	// Compat is "" for the spec's names or "wordpress" for WordPress names.
 	Compat string `toml:"compat"`
@@ -238,11 +240,47 @@ type Site struct {
 	// types that support comments, pages excepted (always "closed").
 	DefaultCommentStatus string `toml:"default_comment_status"`
 	DefaultPingStatus    string `toml:"default_ping_status"`
+	// FrontEnd says who shows the site to readers: "builtin" (the
+	// default) serves Folio's own server-rendered pages at the
+	// permalinks; "none" serves no public pages; an absolute http or
+	// https URL names an external front end, and every link (a post's
+	// link, term and author archives) points there.
+	FrontEnd string `toml:"front_end"`
+	// ThemeDir is a directory of Go html/template files that replace the
+	// built-in front end's templates of the same names (see
+	// docs/front-end.md); empty uses the built-in ones.
+	ThemeDir string `toml:"theme_dir"`
+	// PostsPerPage is how many posts a page of the built-in front end
+	// lists; the default is 10.
+	PostsPerPage int `toml:"posts_per_page"`
 }
 
 // These [site] options are defaults: the settings route of the API (and
 // the admin's settings screen) stores values that win over them; see
 // content.Settings.
+
+// Front end values of Site.FrontEnd.
+const (
+	FrontEndBuiltin = "builtin"
+	FrontEndNone    = "none"
+	// DefaultPostsPerPage is Site.PostsPerPage when unset.
+	DefaultPostsPerPage = 10
+)
+
+// BuiltinFrontEnd reports whether Folio serves its own pages at the
+// permalinks.
+func (s Site) BuiltinFrontEnd() bool {
+	return s.FrontEnd == "" || s.FrontEnd == FrontEndBuiltin
+}
+
+// ExternalFrontEnd returns the URL of the external front end links point
+// to, without a trailing slash; "" when there is none.
+func (s Site) ExternalFrontEnd() string {
+	if s.BuiltinFrontEnd() || s.FrontEnd == FrontEndNone {
+		return ""
+	}
+	return s.FrontEnd
+}
 
 // PostType is a custom post type declared in the config file.
 type PostType struct {
@@ -567,6 +605,10 @@ func (c *Config) Normalize() error {
 		}
 		c.Site.URL = strings.TrimRight(c.Site.URL, "/")
 	}
+	errs = append(errs, c.normalizeFrontEnd()...)
+	if err := c.normalizeDatabase(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Limits.MaxBodyBytes == 0 {
 		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -731,6 +773,106 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// normalizeFrontEnd fills and checks the front end options.
+func (c *Config) normalizeFrontEnd() []error {
+	var errs []error
+	switch c.Site.FrontEnd {
+	case "":
+		c.Site.FrontEnd = FrontEndBuiltin
+	case FrontEndBuiltin, FrontEndNone:
+	default:
+		u, err := url.Parse(c.Site.FrontEnd)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			errs = append(errs, fmt.Errorf("site.front_end %q: must be %q, %q or an absolute http or https URL", c.Site.FrontEnd, FrontEndBuiltin, FrontEndNone))
+		}
+		c.Site.FrontEnd = strings.TrimRight(c.Site.FrontEnd, "/")
+	}
+	if c.Site.PostsPerPage == 0 {
+		c.Site.PostsPerPage = DefaultPostsPerPage
+	}
+	if c.Site.PostsPerPage < 0 || c.Site.PostsPerPage > 100 {
+		errs = append(errs, fmt.Errorf("site.posts_per_page %d: must be 1 to 100", c.Site.PostsPerPage))
+	}
+	if c.Site.ThemeDir != "" {
+		if st, err := os.Stat(c.Site.ThemeDir); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("site.theme_dir %q: must be an existing directory of templates", c.Site.ThemeDir))
+		}
+	}
+	return errs
+}
+
+// DatabaseForms names the values --database (FOLIO_DATABASE_URL,
+// database_url) accepts, for error messages.
+const DatabaseForms = "a postgres:// or postgresql:// URL, a SQLite file ending in .db, or an existing directory"
+
+// sqliteFileExts are the file name endings taken as a SQLite file.
+var sqliteFileExts = []string{".db", ".sqlite", ".sqlite3"}
+
+// schemeLike matches text that starts like a URL scheme ("mysql:").
+var schemeLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// CheckDatabaseScheme refuses a database value that looks like a URL
+// Folio cannot use: one with "://" or a scheme other than postgres,
+// postgresql, sqlite and file, and the typos "postgres//..." and
+// "postgres:/...". Paths and PostgreSQL URLs pass.
+func CheckDatabaseScheme(v string) error {
+	if strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		return nil
+	}
+	lower := strings.ToLower(v)
+	for _, typo := range []string{"postgres:", "postgresql:", "postgres//", "postgresql//"} {
+		if strings.HasPrefix(lower, typo) {
+			return fmt.Errorf("database %q: not a valid PostgreSQL URL (write postgres://user:password@host:5432/dbname); --database takes %s", schemeOf(v), DatabaseForms)
+		}
+	}
+	p := strings.TrimPrefix(strings.TrimPrefix(v, "sqlite://"), "file:")
+	if strings.Contains(p, "://") || schemeLike.MatchString(p) {
+		return fmt.Errorf("database %q: unknown kind of database URL; --database takes %s", schemeOf(v), DatabaseForms)
+	}
+	return nil
+}
+
+// schemeOf returns the start of a database value Folio cannot use, up to
+// its scheme ("mysql://…"), so that an error never shows the rest, which
+// may hold a password.
+func schemeOf(v string) string {
+	for _, sep := range []string{"://", "//", ":"} {
+		if i := strings.Index(v, sep); i >= 0 && i+len(sep) < len(v) {
+			return v[:i+len(sep)] + "…"
+		}
+	}
+	return v
+}
+
+// normalizeDatabase checks DatabaseURL (see DatabaseForms) and turns an
+// existing directory into the path of its folio.db.
+func (c *Config) normalizeDatabase() error {
+	v := c.DatabaseURL
+	if v == "" {
+		return nil
+	}
+	if err := CheckDatabaseScheme(v); err != nil {
+		return err
+	}
+	if c.IsPostgres() {
+		if _, err := url.Parse(v); err != nil {
+			return fmt.Errorf("database %s: not a valid URL; --database takes %s", RedactURL(v), DatabaseForms)
+		}
+		return nil
+	}
+	p := strings.TrimPrefix(strings.TrimPrefix(v, "sqlite://"), "file:")
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		c.DatabaseURL = filepath.Join(p, DatabaseFile)
+		return nil
+	}
+	for _, ext := range sqliteFileExts {
+		if strings.HasSuffix(strings.ToLower(p), ext) && len(p) > len(ext) {
+			return nil
+		}
+	}
+	return fmt.Errorf("database %q: not a postgres:// URL, a .db file or an existing directory; --database takes %s", v, DatabaseForms)
 }
 
 // IsPostgres reports whether DatabaseURL selects PostgreSQL.

@@ -75,7 +75,8 @@ max_body_bytes = 1024
 	}
 	wantSite := Site{Title: "My site", Description: "Just another site", URL: "http://127.0.0.1:8080", ShowAvatars: true, Timezone: "UTC",
 		AllowAnonymousComments: true, CommentPreviouslyApproved: true, CommentMaxLinks: 2,
-		DefaultCategory: 1, DefaultCommentStatus: "open", DefaultPingStatus: "open"}
+		DefaultCategory: 1, DefaultCommentStatus: "open", DefaultPingStatus: "open",
+		FrontEnd: FrontEndBuiltin, PostsPerPage: DefaultPostsPerPage}
 	if c.Site != wantSite {
 		t.Errorf("site = %+v, want %+v", c.Site, wantSite)
 	}

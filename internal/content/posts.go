@@ -653,7 +653,10 @@ func (s *Site) DeletePost(ctx context.Context, p *store.Post) error {
 
 // Permalink returns the public URL of p under siteRoot. Parents of
 // hierarchical posts must be in parents (see ParentChains).
+// When the site has an external front end ([site] front_end), links point
+// there instead of siteRoot.
 func (s *Site) Permalink(siteRoot string, p *store.Post, parents map[int64]*store.Post) string {
+	siteRoot = s.LinkRoot(siteRoot)
 	pt, _ := s.types.Get(p.Type)
 	if p.Status != "publish" || p.Slug == "" || pt == nil {
 		switch p.Type {
@@ -675,6 +678,16 @@ func (s *Site) Permalink(siteRoot string, p *store.Post, parents map[int64]*stor
 	default:
 		return siteRoot + "/" + pt.Name + "/" + s.slugPath(p, parents) + "/"
 	}
+}
+
+// LinkRoot returns the base of the site's public links (permalinks, term
+// and author archives): the external front end's URL when [site]
+// front_end names one, else siteRoot.
+func (s *Site) LinkRoot(siteRoot string) string {
+	if ext := s.cfg.Site.ExternalFrontEnd(); ext != "" {
+		return ext
+	}
+	return siteRoot
 }
 
 // datedPermalink is siteRoot/YYYY/MM/DD/slug/ (fmt's "%s/%04d/%02d/%02d/%s/"),

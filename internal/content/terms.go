@@ -201,7 +201,9 @@ func (s *Site) TermAncestors(ctx context.Context, terms []*store.Term, known map
 
 // TermLink returns the archive URL of term t under siteRoot; the ancestors
 // of a hierarchical term must be in ancestors (see TermAncestors).
+// Like Permalink, it points to the external front end when there is one.
 func (s *Site) TermLink(siteRoot string, tax *Taxonomy, t *store.Term, ancestors map[int64]*store.Term) string {
+	siteRoot = s.LinkRoot(siteRoot)
 	base := tax.Name
 	switch tax.Name {
 	case "post_tag":

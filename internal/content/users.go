@@ -104,6 +104,12 @@ func AuthorLink(siteRoot string, u *store.User) string {
 	return siteRoot + "/author/" + u.Nicename + "/"
 }
 
+// AuthorLink returns the author archive URL of u under siteRoot, or under
+// the external front end when the site has one (see LinkRoot).
+func (s *Site) AuthorLink(siteRoot string, u *store.User) string {
+	return AuthorLink(s.LinkRoot(siteRoot), u)
+}
+
 // FormatRegistered formats a registration date as the users endpoint does:
 // ISO 8601 with an explicit +00:00 offset.
 func FormatRegistered(t time.Time) string {

@@ -496,7 +496,7 @@ func (c *usersController) prepareWith(r *rest.Request, u *store.User, ctx schema
 	res.Set("name", u.DisplayName)
 	res.Set("url", u.URL)
 	res.Set("description", u.Description)
-	res.Set("link", content.AuthorLink(r.SiteURL(""), u))
+	res.Set("link", c.site.AuthorLink(r.SiteURL(""), u))
 	res.Set("slug", u.Nicename)
 	if ctx == schema.Edit && r.Wants("username") {
 		res.Set("username", u.Login)

@@ -128,8 +128,31 @@ func (r *Request) fields() *fieldMask {
 // _fields leaves the field out. Controllers ask it before computing a
 // field, so that a request for a few fields does not pay for the others
 // (rendering, term and parent lookups, links).
+//
+// When _fields names a field an extension registered on the route's
+// resource, every field is computed (and _fields still decides what is
+// shown): the field's Get may read any other field of the resource, and
+// must get the same inputs whatever _fields asks for.
 func (r *Request) Wants(path string) bool {
-	return r.fields().includes(path)
+	m := r.fields()
+	return m.includes(path) || r.wantsRegisteredField(m)
+}
+
+// wantsRegisteredField reports whether mask (r's _fields) names a
+// registered field with a Get of r's resource.
+func (r *Request) wantsRegisteredField(mask *fieldMask) bool {
+	if !r.inputsDone {
+		r.inputsDone = true
+		if r.srv != nil && mask != nil {
+			for _, f := range r.srv.extra.fields[r.SchemaTitle()] {
+				if f.Get != nil && mask.includes(f.Schema.Name) {
+					r.allInputs = true
+					break
+				}
+			}
+		}
+	}
+	return r.allInputs
 }
 
 // WantsLinks reports whether the resources of r's response need their

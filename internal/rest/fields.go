@@ -253,7 +253,7 @@ func (s *Server) fillFields(req *Request, items []*Resource) {
 		group := byTitle[title]
 		for _, f := range s.extra.fields[title] {
 			// A field the request's _fields leaves out costs nothing.
-			if f.Get == nil || !req.Wants(f.Schema.Name) {
+			if f.Get == nil || !req.fields().includes(f.Schema.Name) {
 				continue
 			}
 			var shown []*Resource

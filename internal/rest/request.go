@@ -68,6 +68,9 @@ type Request struct {
 	// maskDone is set; an embedded request gets its relation's mask.
 	mask     *fieldMask
 	maskDone bool
+	// allInputs is set when _fields names a registered field, so that
+	// every field is computed for it (see Wants); inputsDone once known.
+	allInputs, inputsDone bool
 	// formBrackets and queryBrackets cache whether Form and Query have
 	// any "name[…]" keys (0 unknown, 1 no, 2 yes), so looking up an
 	// absent parameter does not rescan every key.

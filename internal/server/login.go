@@ -188,6 +188,13 @@ func safeRedirect(target string) string {
 	return u.String()
 }
 
+// lostPasswordHelp tells how to replace a lost password: Folio sends no
+// email, so it is done on the server's command line.
+const lostPasswordHelp = "<details class=\"lost-password\"><summary>Lost your password?</summary>\n" +
+	"<p>Folio sends no email, so a password is replaced on the server: someone who can run Folio's command line there sets a new one with</p>\n" +
+	"<p><code>folio user set-password --login YOUR-LOGIN</code></p>\n" +
+	"<p>(add the <code>--data</code> or <code>--database</code> the site runs with; it asks for the new password).</p>\n</details>\n"
+
 // loginPage writes the sign-in form, styled by /assets/login.css (no
 // inline script or style).
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, redirect, login, msg string, isError bool) {
@@ -211,6 +218,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 	b.WriteString("<p class=\"remember\"><label><input type=\"checkbox\" name=\"rememberme\" value=\"forever\"> Remember me</label></p>\n")
 	b.WriteString("<input type=\"hidden\" name=\"redirect_to\" value=\"" + html.EscapeString(safeRedirect(redirect)) + "\">\n")
 	b.WriteString("<p class=\"submit\"><button type=\"submit\">Sign in</button></p>\n</form>\n")
+	b.WriteString(lostPasswordHelp)
 	b.WriteString("<p class=\"back\"><a href=\"/\">&larr; Go to " + title + "</a></p>\n</main>\n</body>\n</html>\n")
 	page := b.String()
 	h := w.Header()

@@ -12,8 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +66,12 @@ type Server struct {
 	// the router matches and the parameters serveNonce requires.
 	noncePath  string
 	nonceQuery url.Values
+	// setupToken is the token of the first-administrator link (setup.go),
+	// "" when the site has an administrator.
+	setupToken string
+	// front is the built-in reader (frontend.go), nil when [site]
+	// front_end is not "builtin".
+	front http.Handler
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
@@ -91,8 +95,8 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 		return db, nil
 	}
 	path := cfg.DatabasePath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
+	if err := prepareDataDir(path); err != nil {
+		return nil, err
 	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{MaxOpenConns: cfg.DB.MaxConns})
 	if err != nil {
@@ -218,30 +222,36 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	if err := s.startExtensions(ctx, api, rs, site, st); err != nil {
 		return nil, err
 	}
+	if err := s.newFrontEnd(); err != nil {
+		return nil, err
+	}
 	// The outermost handler works out each request's client address and
 	// scheme once (believing trusted proxies only); every layer below
 	// reads them from the request's context.
 	s.handler = forwarded.NewResolver(cfg.Server.TrustedProxy).Handler(s.routes(rs))
-
-	admins, err := st.CountUsersWithRole(ctx, "administrator")
-	if err != nil {
-		return nil, fmt.Errorf("count administrators: %w", err)
-	}
-	if admins == 0 {
-		logger.Warn("the site has no administrator yet; create one with: " + AdminHint(cfg))
+	// Greeting tells how to create the first administrator.
+	if err := s.initSetup(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
 // AdminHint returns the command line that creates the first administrator
-// of the site cfg describes.
-func AdminHint(cfg *config.Config) string {
-	where := "--data " + shellQuote(cfg.DataDir)
+// of the site cfg describes, for a person who runs folio as program
+// ("folio", "./folio", "go run ./cmd/folio"). It asks for the password
+// rather than showing one, which would land in the shell's history.
+func AdminHint(cfg *config.Config, program string) string {
+	return program + " user create " + SiteFlag(cfg) + " --login admin --email admin@example.com --role administrator"
+}
+
+// SiteFlag returns the flag that names the site of cfg in a command line
+// shown to a person: --data DIR, or --database with the URL's password
+// hidden (hints land in logs).
+func SiteFlag(cfg *config.Config) string {
 	if cfg.DatabaseURL != "" {
-		// Never the password: the hint lands in logs.
-		where = "--database " + shellQuote(config.RedactURL(cfg.DatabaseURL))
+		return "--database " + shellQuote(config.RedactURL(cfg.DatabaseURL))
 	}
-	return "folio user create " + where + " --login admin --email admin@example.com --password 'CHANGE-ME' --role administrator"
+	return "--data " + shellQuote(cfg.DataDir)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -283,10 +293,12 @@ func (s *Server) routes(api http.Handler) http.Handler {
 			s.serveUploads(w, r)
 		case strings.HasPrefix(p, assetsPrefix):
 			s.serveAsset(w, r)
+		case p == setupPath:
+			s.serveSetup(w, r)
 		case p == "/admin" || strings.HasPrefix(p, adminPath):
 			s.serveAdmin(w, r)
 		default:
-			http.Error(w, "404 page not found", http.StatusNotFound)
+			s.serveFrontEnd(w, r)
 		}
 	})
 }
@@ -323,9 +335,15 @@ func (s *Server) siteBase(r *http.Request) string {
 	return forwarded.Scheme(r) + "://" + r.Host
 }
 
-// serveRoot answers "/" with a small HTML page that advertises the API
-// (reference §9 discovery: Link header and <link> element).
+// serveRoot answers "/": the built-in reader's home page, or, without it,
+// a small landing page that links the admin, the API and its reference
+// (and the external front end), and advertises the API (reference §9
+// discovery: Link header and <link> element).
 func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+	if s.front != nil {
+		s.front.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
@@ -344,7 +362,14 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	if desc != "" {
 		page += "<p>" + desc + "</p>\n"
 	}
-	page += "<p>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></p>\n" + settingsScript(s.settingsObject(r), nonce) + "</body>\n</html>\n"
+	page += "<ul>\n"
+	if ext := s.cfg.Site.ExternalFrontEnd(); ext != "" {
+		page += "<li>Site: <a href=\"" + html.EscapeString(ext+"/") + "\">" + html.EscapeString(ext+"/") + "</a></li>\n"
+	}
+	page += "<li>Admin: <a href=\"" + adminPath + "\">" + html.EscapeString(s.siteBase(r)+adminPath) + "</a></li>\n" +
+		"<li>API: <a href=\"" + html.EscapeString(root) + "\">" + html.EscapeString(root) + "</a></li>\n" +
+		"<li>API reference: <a href=\"" + html.EscapeString(strings.TrimRight(s.names.Prefix, "/")+docsPath) + "\">" + html.EscapeString(s.siteBase(r)+strings.TrimRight(s.names.Prefix, "/")+docsPath) + "</a></li>\n" +
+		"</ul>\n" + settingsScript(s.settingsObject(r), nonce) + "</body>\n</html>\n"
 	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
 	if r.Method == http.MethodHead {
 		return

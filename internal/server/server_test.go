@@ -113,12 +113,32 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-func TestNewLogsAdminHintOnlyWithoutAdministrator(t *testing.T) {
+// greeting returns what serve prints after its listening line for s on
+// 127.0.0.1:8080, run as program.
+func greeting(s *Server, program string) string {
+	var b bytes.Buffer
+	s.Greeting(&b, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, program)
+	return b.String()
+}
+
+func TestGreetingTellsHowToCreateTheFirstAdministratorOnlyWithoutOne(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "site")
-	s, logs := newTestServer(t, func(c *config.Config) { c.DataDir, c.DatabaseURL = dir, "" })
-	if !strings.Contains(logs.String(), "folio user create --data "+dir) || !strings.Contains(logs.String(), "--role administrator") {
-		t.Errorf("log does not tell how to create an administrator:\n%s", logs)
+	s, _ := newTestServer(t, func(c *config.Config) { c.DataDir, c.DatabaseURL = dir, "" })
+	g := greeting(s, "go run ./cmd/folio")
+	for _, want := range []string{
+		"site:  http://127.0.0.1:8080/\n",
+		"admin: http://127.0.0.1:8080/admin/\n",
+		"API:   http://127.0.0.1:8080/api/\n",
+		"http://127.0.0.1:8080/admin/setup?token=" + s.setupToken + "\n",
+		"go run ./cmd/folio user create --data " + dir + " --login admin --email admin@example.com --role administrator\n",
+	} {
+		if !strings.Contains(g, want) {
+			t.Errorf("greeting lacks %q:\n%s", want, g)
+		}
+	}
+	if len(s.setupToken) < 32 {
+		t.Errorf("setup token %q is too short", s.setupToken)
 	}
 	err := s.Store().InsertUser(context.Background(), &store.User{
 		Login: "admin", Email: "admin@example.com", Nicename: "admin", DisplayName: "admin",
@@ -129,30 +149,47 @@ func TestNewLogsAdminHintOnlyWithoutAdministrator(t *testing.T) {
 	}
 	s.Close()
 	cfg := *s.cfg
-	var again bytes.Buffer
-	s2, err := New(context.Background(), &cfg, slog.New(slog.NewTextHandler(&again, nil)))
+	s2, err := New(context.Background(), &cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.store = s2.store // the cleanup closes this one
-	if strings.Contains(again.String(), "user create") {
-		t.Errorf("hint logged although an administrator exists:\n%s", again.String())
+	g = greeting(s2, "folio")
+	if strings.Contains(g, "user create") || strings.Contains(g, "setup") {
+		t.Errorf("greeting tells how to create an administrator although one exists:\n%s", g)
+	}
+	if !strings.Contains(g, "admin: http://127.0.0.1:8080/admin/") {
+		t.Errorf("greeting lacks the admin URL:\n%s", g)
+	}
+}
+
+func TestGreetingUsesTheSiteURLAndAReachableHost(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestServer(t, func(c *config.Config) { c.Site.URL = "https://blog.example.com" })
+	if g := greeting(s, "folio"); !strings.Contains(g, "admin: https://blog.example.com/admin/") || !strings.Contains(g, "https://blog.example.com/admin/setup?token=") {
+		t.Errorf("greeting ignores site.url:\n%s", g)
+	}
+	s2, _ := newTestServer(t, nil)
+	var b bytes.Buffer
+	s2.Greeting(&b, &net.TCPAddr{IP: net.IPv4zero, Port: 9000}, "folio")
+	if !strings.Contains(b.String(), "admin: http://127.0.0.1:9000/admin/") {
+		t.Errorf("greeting for 0.0.0.0 does not name a reachable address:\n%s", b.String())
 	}
 }
 
 func TestAdminHint(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		data, db string
-		want     string
+		data, db, program string
+		want              string
 	}{
-		{"./folio-data", "", "folio user create --data ./folio-data --login"},
-		{"/my data", "", "folio user create --data '/my data' --login"},
-		{"x", "postgres://u@h/db", "folio user create --database postgres://u@h/db --login"},
+		{"./folio-data", "", "folio", "folio user create --data ./folio-data --login"},
+		{"/my data", "", "./folio", "./folio user create --data '/my data' --login"},
+		{"x", "postgres://u@h/db", "go run ./cmd/folio", "go run ./cmd/folio user create --database postgres://u@h/db --login"},
 	}
 	for _, tt := range tests {
-		got := AdminHint(&config.Config{DataDir: tt.data, DatabaseURL: tt.db})
-		if !strings.HasPrefix(got, tt.want) || !strings.HasSuffix(got, "--role administrator") {
+		got := AdminHint(&config.Config{DataDir: tt.data, DatabaseURL: tt.db}, tt.program)
+		if !strings.HasPrefix(got, tt.want) || !strings.HasSuffix(got, "--role administrator") || strings.Contains(got, "--password") {
 			t.Errorf("AdminHint(%q, %q) = %q", tt.data, tt.db, got)
 		}
 	}
@@ -173,7 +210,7 @@ func TestRoutes(t *testing.T) {
 		{"site root page", "GET", "/", 200, "<link rel=", false},
 		{"head on root", "HEAD", "/", 200, "", false},
 		{"post on root", "POST", "/", 405, "", false},
-		{"unknown path", "GET", "/nope", 404, "404 page not found", false},
+		{"unknown path (the reader's not-found page)", "GET", "/nope", 404, "Page not found", false},
 		{"path outside prefix that shares its start", "GET", prefix + "x/svc/v2", 404, "", false},
 		{"api root without slash", "GET", prefix, 200, "", true},
 		{"api root", "GET", prefix + "/", 200, "", true},

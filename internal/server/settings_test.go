@@ -108,7 +108,7 @@ func TestSettingsChangeShowsOnEveryPageOfAnotherNode(t *testing.T) {
 			t.Errorf("node b %s lacks %q:\n%s", target, fragment, body)
 		}
 	}
-	if body := n.req(n.b, "GET", "/", "", false).Body.String(); !strings.Contains(body, "<p>A new tagline</p>") {
+	if body := n.req(n.b, "GET", "/", "", false).Body.String(); !strings.Contains(body, ">A new tagline</p>") {
 		t.Errorf("root page description: %s", body)
 	}
 	// The admin page (signed in on node b, with a session node a made).

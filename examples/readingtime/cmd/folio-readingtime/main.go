@@ -1,5 +1,5 @@
 // Command folio-readingtime is Folio with the reading-time extension built
-// in: `go build ./examples/readingtime/cmd/folio-readingtime`.
+// in: `go build -o "$(mktemp -d)/folio-readingtime" ./examples/readingtime/cmd/folio-readingtime`.
 package main
 
 import (

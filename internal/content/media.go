@@ -302,9 +302,22 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	if blobs == nil {
 		return nil, nil, rejected("The upload storage is not configured.")
 	}
+	// storeFailed is the error for a failed write of the file or a size:
+	// 503 when the storage is unavailable (the client may try again),
+	// else the upload error without the storage's internal detail.
+	storeFailed := func(err error) *Error {
+		if errors.Is(err, media.ErrUnavailable) {
+			return &Error{Code: "rest_upload_storage_unavailable", Status: 503,
+				Message: "The upload storage is unavailable. Try again shortly."}
+		}
+		return rejected(fmt.Sprintf("The uploaded file could not be moved to %s.", folder))
+	}
 	file, paths, err := s.reserveNames(ctx, blobs, folder, name, info)
 	if err != nil {
-		return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be stored: %v", err))
+		if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.Canceled) {
+			return nil, nil, err
+		}
+		return nil, nil, storeFailed(err)
 	}
 	release := func() {
 		cleanup := context.WithoutCancel(ctx)
@@ -317,7 +330,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 	base = strings.TrimSuffix(file[strings.LastIndexByte(file, '/')+1:], "."+base)
 	if err := media.PutFile(ctx, blobs, file, up.File, up.Size, mimeType); err != nil {
 		release()
-		return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be moved to %s.", folder))
+		return nil, nil, storeFailed(err)
 	}
 	if info != nil {
 		details.Width, details.Height, details.File = info.Width, info.Height, file
@@ -329,7 +342,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 			key := folder + "/" + sized
 			if err := blobs.Put(ctx, key, bytes.NewReader(r.Data), int64(len(r.Data)), r.Mime); err != nil {
 				release()
-				return nil, nil, rejected(fmt.Sprintf("The uploaded file could not be moved to %s.", folder))
+				return nil, nil, storeFailed(err)
 			}
 		}
 	}

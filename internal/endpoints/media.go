@@ -300,8 +300,9 @@ func (c *mediaController) create(r *rest.Request) (*rest.Response, error) {
 	}
 	p, m, err := c.site.CreateMedia(r.Context(), r.User, up, in, c.publicBase(r))
 	var ce *content.Error
-	if errors.As(err, &ce) && ce.Code == "rest_upload_queue_full" {
-		// The image queue is full: the client is told when to try again.
+	if errors.As(err, &ce) && (ce.Code == "rest_upload_queue_full" || ce.Code == "rest_upload_storage_unavailable") {
+		// The image queue is full or the storage is down for a moment:
+		// the client is told when to try again.
 		resp := rest.NewResponse(ce.Status, apiError(r, err))
 		resp.SetHeader("Retry-After", strconv.Itoa(uploadRetryAfter))
 		return resp, nil

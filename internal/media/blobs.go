@@ -20,6 +20,12 @@ import (
 // ErrNotExist is returned by Blobs.Open for a key that holds nothing.
 var ErrNotExist = errors.New("media: blob does not exist")
 
+// ErrUnavailable wraps a failure of the storage itself: the server cannot
+// be reached, the connection broke, or it answered that it is unavailable
+// (a 5xx). Trying again later may succeed, unlike a refused credential or
+// a missing bucket, which need the operator.
+var ErrUnavailable = errors.New("media: upload storage is unavailable")
+
 // Blobs stores upload files under slash-separated keys such as
 // "2024/05/photo.jpg". A Put becomes visible only once complete: readers
 // never see a partial file.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path"
+	"syscall"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -38,6 +40,9 @@ type S3 struct {
 
 var _ Blobs = (*S3)(nil)
 
+// s3MaxRetries is how many times an S3 request is tried.
+const s3MaxRetries = 3
+
 // NewS3 connects to the bucket described by o. It does not check that the
 // bucket exists: a missing bucket fails the first write.
 func NewS3(_ context.Context, o S3Options) (*S3, error) {
@@ -51,6 +56,10 @@ func NewS3(_ context.Context, o S3Options) (*S3, error) {
 		Creds:  credentials.NewStaticV4(o.AccessKey, o.SecretKey, ""),
 		Secure: o.Secure,
 		Region: o.Region,
+		// A request waits for its upload: three tries (about half a
+		// second of backoff) before a storage outage becomes a 503, not
+		// the client's ten (several seconds).
+		MaxRetries: s3MaxRetries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("media: s3 client for %s: %w", o.Endpoint, err)
@@ -82,7 +91,7 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 	}
 	_, err = s.client.PutObject(ctx, s.bucket, k, r, size, opts)
 	if err != nil {
-		return fmt.Errorf("media: s3 put %s: %w", key, err)
+		return s.failed(ctx, "put", key, err)
 	}
 	return nil
 }
@@ -104,7 +113,7 @@ func (s *S3) Open(ctx context.Context, key string) (Object, error) {
 	}
 	obj, err := s.client.GetObject(ctx, s.bucket, k, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("media: s3 get %s: %w", key, err)
+		return nil, s.failed(ctx, "get", key, err)
 	}
 	st, err := obj.Stat()
 	if err != nil {
@@ -112,7 +121,7 @@ func (s *S3) Open(ctx context.Context, key string) (Object, error) {
 		if isS3NotFound(err) {
 			return nil, ErrNotExist
 		}
-		return nil, fmt.Errorf("media: s3 stat %s: %w", key, err)
+		return nil, s.failed(ctx, "stat", key, err)
 	}
 	return &s3Object{Object: obj, size: st.Size, mod: st.LastModified}, nil
 }
@@ -130,7 +139,7 @@ func (s *S3) Exists(ctx context.Context, key string) (bool, error) {
 	if isS3NotFound(err) {
 		return false, nil
 	}
-	return false, fmt.Errorf("media: s3 stat %s: %w", key, err)
+	return false, s.failed(ctx, "stat", key, err)
 }
 
 // Delete removes the object.
@@ -140,7 +149,7 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	if err := s.client.RemoveObject(ctx, s.bucket, k, minio.RemoveObjectOptions{}); err != nil && !isS3NotFound(err) {
-		return fmt.Errorf("media: s3 delete %s: %w", key, err)
+		return s.failed(ctx, "delete", key, err)
 	}
 	return nil
 }
@@ -148,4 +157,38 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 func isS3NotFound(err error) bool {
 	resp := minio.ToErrorResponse(err)
 	return resp.Code == "NoSuchKey" || resp.StatusCode == 404
+}
+
+// failed describes a failed operation on key, wrapping ErrUnavailable
+// too when the storage itself failed (see s3Unavailable). Some servers
+// (SeaweedFS) answer a write into a missing bucket with a 500: when the
+// server answered a 5xx, the bucket is looked up before the failure is
+// called an outage.
+func (s *S3) failed(ctx context.Context, op, key string, err error) error {
+	unavailable := s3Unavailable(err)
+	if unavailable && minio.ToErrorResponse(err).StatusCode >= 500 {
+		if ok, berr := s.client.BucketExists(ctx, s.bucket); berr == nil && !ok {
+			return fmt.Errorf("media: s3 %s %s: bucket %q does not exist: %w", op, key, s.bucket, err)
+		}
+	}
+	if unavailable {
+		return fmt.Errorf("media: s3 %s %s: %w: %w", op, key, ErrUnavailable, err)
+	}
+	return fmt.Errorf("media: s3 %s %s: %w", op, key, err)
+}
+
+// s3Unavailable reports whether err means the storage could not be
+// reached or answered that it is unavailable, rather than refusing the
+// request (credentials, bucket, key). A cancelled or expired context is
+// the caller's, not the storage's.
+func s3Unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	return minio.ToErrorResponse(err).StatusCode >= 500
 }

@@ -21,6 +21,12 @@ func TestS3PutIsAllOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	putIsAllOrNothing(t, b)
+}
+
+// putIsAllOrNothing checks Put's atomicity on b (an S3 bucket).
+func putIsAllOrNothing(t *testing.T, b media.Blobs) {
+	t.Helper()
 	ctx := context.Background()
 	body := bytes.Repeat([]byte("0123456789"), 100_000) // 1 MB
 

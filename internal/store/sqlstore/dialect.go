@@ -39,6 +39,16 @@ type Dialect interface {
 	// case-insensitively (Unicode case-insensitively for a word with
 	// other letters). It is where a dialect may use its full-text search.
 	Match(a *Args, cols []string, word string) string
+	// PostSearch returns the condition that every one of words (the
+	// distinct SearchWords of a search, at least one) begins a word of
+	// the title, excerpt or content of the post whose id is the column
+	// posts.id, through the store's full-text index.
+	PostSearch(a *Args, words []string) string
+	// TitleSearch returns the condition that every one of words begins a
+	// word of the text column col (SearchMatch), worked out on the row
+	// without an index: searches evaluate it only on the rows PostSearch
+	// found that are password-protected.
+	TitleSearch(a *Args, col string, words []string) string
 	// DatePart returns the condition that the year, month or day (part)
 	// of the date column col is n; the zero date matches none.
 	DatePart(a *Args, col, part string, n int) string
@@ -78,7 +88,8 @@ type Dialect interface {
 type Catalog struct {
 	// Tables lists, one name a row, the tables that hold the site: not
 	// the schema's bookkeeping (applied migrations, the version counter,
-	// id counters).
+	// id counters) nor what triggers derive from other tables (the posts'
+	// search index and counts), which a copy rebuilds as it inserts.
 	Tables string
 	// ForeignKeys lists every foreign key as a row (table, referenced
 	// table).

@@ -110,21 +110,8 @@ func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
 	if v := q.Visibility; v != nil {
 		c.add(visibilityExpr(db.d, a, "", v))
 	}
-	if words := strings.Fields(q.Search); len(words) > 0 {
-		// The text of a protected post is searched only for callers who
-		// may read it (store.PostQuery.Search).
-		open := `password = ''`
-		if q.SearchPassword != "" {
-			open += ` OR password = ` + a.Add(q.SearchPassword)
-		}
-		if q.SearchProtected != nil {
-			open += ` OR ` + visibilityExpr(db.d, a, "", q.SearchProtected)
-		}
-		for _, w := range words {
-			title := db.d.Match(a, []string{"title"}, w)
-			text := db.d.Match(a, []string{"excerpt", "content"}, w)
-			c.add(`(` + title + ` OR ((` + open + `) AND ` + text + `))`)
-		}
+	if strings.TrimSpace(q.Search) != "" {
+		searchCond(db.d, c, a, q)
 	}
 	if q.After != nil {
 		c.add(`date > ` + a.Add(db.d.Time(*q.After)))
@@ -184,6 +171,29 @@ func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
 	}
 	parentVisibilityCond(c, q)
 	return c
+}
+
+// searchCond adds q.Search's condition: every word of the search begins a
+// word of the post's title, excerpt or content (the full-text index finds
+// them), and a password-protected post the caller may not read matches on
+// its title alone, so that search cannot reveal its text
+// (store.PostQuery.Search). A search without any word (only punctuation)
+// matches nothing.
+func searchCond(d Dialect, c *cond, a *Args, q *store.PostQuery) {
+	words := searchTerms(q.Search)
+	if len(words) == 0 {
+		c.add(`FALSE`)
+		return
+	}
+	c.add(d.PostSearch(a, words))
+	open := `password = ''`
+	if q.SearchPassword != "" {
+		open += ` OR password = ` + a.Add(q.SearchPassword)
+	}
+	if q.SearchProtected != nil {
+		open += ` OR ` + visibilityExpr(d, a, "", q.SearchProtected)
+	}
+	c.add(`(` + open + ` OR ` + d.TitleSearch(a, "title", words) + `)`)
 }
 
 // postOrder returns the ORDER BY clause for q; ties break on id in the

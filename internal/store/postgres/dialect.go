@@ -81,6 +81,15 @@ func prefixQuery(words []string) string {
 	return strings.Join(terms, " & ")
 }
 
+// MonthStart compares with the first instant of the month or of the next
+// one.
+func (dialect) MonthStart(month string, before bool) string {
+	if before {
+		return `posts.date < ` + month + ` + interval '1 month'`
+	}
+	return `posts.date >= ` + month
+}
+
 // DatePart leaves out the zero date, which is a real timestamp here.
 func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
 	if part == "year" {
@@ -118,7 +127,7 @@ func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-			AND table_name NOT IN ('schema_migrations', 'store_version', 'id_counters', 'post_search')`,
+			AND table_name NOT IN ('schema_migrations', 'store_version', 'id_counters', 'post_search', 'post_counts')`,
 		ForeignKeys: `SELECT f.relname, t.relname FROM pg_constraint c
 			JOIN pg_class f ON f.oid = c.conrelid JOIN pg_class t ON t.oid = c.confrelid
 			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,

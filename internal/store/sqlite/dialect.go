@@ -120,6 +120,15 @@ func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string 
 	return `folio_search_match(` + col + `, ` + a.Add(strings.Join(words, " ")) + `)`
 }
 
+// MonthStart compares the date's text with the month's, 'YYYY-MM': '~'
+// sorts after every character of a date.
+func (dialect) MonthStart(month string, before bool) string {
+	if before {
+		return `posts.date < ` + month + ` || '~'`
+	}
+	return `posts.date >= ` + month
+}
+
 // DatePart compares the text of the date: the zero date's year, month and
 // day are 0000 and 00, which no filter asks for.
 func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
@@ -163,7 +172,7 @@ func (dialect) JSONObject(key, val string) string {
 func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT name FROM sqlite_master WHERE type = 'table'
-			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version')
+			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts')
 			AND name NOT LIKE 'posts\_fts%' ESCAPE '\'`,
 		ForeignKeys: `SELECT m.name, f."table" FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
 			WHERE m.type = 'table'`,

@@ -49,6 +49,11 @@ type Dialect interface {
 	// without an index: searches evaluate it only on the rows PostSearch
 	// found that are password-protected.
 	TitleSearch(a *Args, col string, words []string) string
+	// MonthStart returns the condition that posts.date is in the month
+	// post_counts names by month (an expression) or, when before is set,
+	// in an earlier month; when not set, in that month or a later one.
+	// A NULL month matches nothing.
+	MonthStart(month string, before bool) string
 	// DatePart returns the condition that the year, month or day (part)
 	// of the date column col is n; the zero date matches none.
 	DatePart(a *Args, col, part string, n int) string

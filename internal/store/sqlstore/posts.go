@@ -226,6 +226,9 @@ func (db *DB) postOrder(q *store.PostQuery, a *Args) string {
 
 // ListPosts returns the posts q selects, in q's order, in one query.
 func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, error) {
+	if monthSeekable(&q) {
+		return o.monthSeek(ctx, &q)
+	}
 	a := &Args{}
 	c := o.db.postWhere(&q, a)
 	query := `SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
@@ -237,7 +240,14 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 }
 
 // CountPosts counts the posts q selects, ignoring its order and page.
+//
+// A query on type, status and visibility alone is answered from
+// post_counts, which triggers keep exact, so that its cost does not grow
+// with the number of posts.
 func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
+	if countsOnly(&q) {
+		return o.countFromCounts(ctx, &q)
+	}
 	a := &Args{}
 	c := o.db.postWhere(&q, a)
 	var n int64

@@ -62,10 +62,14 @@ func (d dialect) Match(a *sqlstore.Args, cols []string, word string) string {
 // PostSearch asks post_search's GIN index for posts having a word that
 // begins with each word (a tsquery of prefix lexemes, taken literally: no
 // text search parser or dictionary sees them).
-func (dialect) PostSearch(a *sqlstore.Args, words []string) string {
+func (dialect) PostSearch(a *sqlstore.Args, words []string, _ bool) string {
 	return `posts.id IN (SELECT post_search.post_id FROM post_search WHERE post_search.words @@ ` +
 		a.Add(prefixQuery(words)) + `::tsquery)`
 }
+
+// SearchMatches is empty: PostgreSQL's planner knows from the statistics
+// on post_search how common a word is.
+func (dialect) SearchMatches(*sqlstore.Args, []string, int) string { return "" }
 
 func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {
 	return `array_to_tsvector(folio_search_words(` + col + `)) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`

@@ -106,14 +106,32 @@ func (dialect) Match(a *sqlstore.Args, cols []string, word string) string {
 }
 
 // PostSearch asks the FTS5 index for posts having a word that begins with
-// each word: the words are quoted, so that FTS5's operators (AND, OR, NOT,
-// NEAR, *, ^, -, :) in a search are plain text.
-func (dialect) PostSearch(a *sqlstore.Args, words []string) string {
+// each word.
+func (dialect) PostSearch(a *sqlstore.Args, words []string, seek bool) string {
+	col := `posts.id`
+	if !seek {
+		// A unary + keeps SQLite from using the rowid for the IN.
+		col = `+posts.id`
+	}
+	return col + ` IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + a.Add(ftsQuery(words)) + `)`
+}
+
+// ftsQuery returns the FTS5 query that every word begins a word: the
+// words are quoted, so that FTS5's operators (AND, OR, NOT, NEAR, *, ^,
+// -, :) in a search are plain text.
+func ftsQuery(words []string) string {
 	terms := make([]string, len(words))
 	for i, w := range words {
 		terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"*`
 	}
-	return `posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + a.Add(strings.Join(terms, " AND ")) + `)`
+	return strings.Join(terms, " AND ")
+}
+
+// SearchMatches counts in the FTS5 index alone: SQLite's planner has no
+// statistics on how many posts a word matches.
+func (dialect) SearchMatches(a *sqlstore.Args, words []string, upTo int) string {
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ` + a.Add(ftsQuery(words)) +
+		` LIMIT ` + strconv.Itoa(upTo+1) + `)`
 }
 
 func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {

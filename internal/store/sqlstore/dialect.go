@@ -42,8 +42,15 @@ type Dialect interface {
 	// PostSearch returns the condition that every one of words (the
 	// distinct SearchWords of a search, at least one) begins a word of
 	// the title, excerpt or content of the post whose id is the column
-	// posts.id, through the store's full-text index.
-	PostSearch(a *Args, words []string) string
+	// posts.id, through the store's full-text index. When seek is false
+	// the condition is written so that the planner does not look posts up
+	// by the ids it finds, but walks another index and checks them.
+	PostSearch(a *Args, words []string, seek bool) string
+	// SearchMatches returns the expression that counts the posts words
+	// match, stopping at upTo + 1, for a dialect whose planner needs
+	// ListPosts to choose between looking up the matches and walking the
+	// order's index; "" for a dialect whose planner chooses well itself.
+	SearchMatches(a *Args, words []string, upTo int) string
 	// TitleSearch returns the condition that every one of words begins a
 	// word of the text column col (SearchMatch), worked out on the row
 	// without an index: searches evaluate it only on the rows PostSearch

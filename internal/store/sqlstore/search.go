@@ -85,12 +85,18 @@ func SearchWords(s string) []string {
 	return out
 }
 
-// SearchText returns the words of every field, space-separated: the text
-// the SQLite FTS5 index holds for a post.
+// SearchText returns the distinct words of all the fields, space-separated:
+// the text the SQLite FTS5 index holds for a post (it keeps no positions,
+// so repeats would only cost time).
 func SearchText(fields ...string) string {
 	var b strings.Builder
+	seen := map[string]bool{}
 	for _, f := range fields {
 		for _, w := range SearchWords(f) {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}

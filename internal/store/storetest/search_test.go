@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,7 +172,8 @@ func TestPostCountsAndDeepPages(t *testing.T) {
 			// break on id.
 			d := start.Add(time.Duration(i-i%5/4) * 7 * time.Hour)
 			p := &store.Post{Type: []string{"post", "page"}[i%7/6], Status: statuses[i%len(statuses)],
-				Author: int64(1 + i%3), Slug: fmt.Sprintf("s%d", i), Date: d, DateGMT: d}
+				Author: int64(1 + i%3), Slug: fmt.Sprintf("s%d", i), Date: d, DateGMT: d,
+				Title: fmt.Sprintf("common tenth%d", i%10)}
 			if err := tx.InsertPost(ctx, p); err != nil {
 				return err
 			}
@@ -220,9 +222,20 @@ func TestPostCountsAndDeepPages(t *testing.T) {
 		{Types: []string{"post"}, Visibility: &store.Visibility{}},
 		{Types: []string{"nothing"}},
 	}
+	// Searches: a word of every post (more than the store looks up by id)
+	// and one of a tenth of them.
+	for _, q := range slices.Clone(queries) {
+		for _, w := range []string{"common", "tenth3", "common tenth7"} {
+			q.Search = w
+			queries = append(queries, q)
+		}
+	}
 	for qi, q := range queries {
 		var want []*store.Post
 		for _, p := range all {
+			if q.Search != "" && !strings.Contains(q.Search, p.Title[len(p.Title)-6:]) && q.Search != "common" {
+				continue
+			}
 			if (len(q.Types) == 0 || slices.Contains(q.Types, p.Type)) &&
 				(len(q.Statuses) == 0 || slices.Contains(q.Statuses, p.Status)) && visible(q.Visibility, p) {
 				want = append(want, p)

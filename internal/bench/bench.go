@@ -14,6 +14,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -70,6 +71,22 @@ type Options struct {
 	// NoResponseCache runs the server with its anonymous response cache
 	// off, to measure the request path itself.
 	NoResponseCache bool
+	// Only, when not empty, runs only the scenarios whose names contain
+	// one of these strings (hello, the baseline, always runs).
+	Only []string
+}
+
+// runs reports whether the scenario named name is to run.
+func (o *Options) runs(name string) bool {
+	if len(o.Only) == 0 || name == "hello" {
+		return true
+	}
+	for _, s := range o.Only {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *Options) defaults() error {
@@ -206,7 +223,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	client := NewClient(opts.Connections)
 	defer client.CloseIdleConnections()
-	for _, sc := range scenarios(folio.URL, hello.URL, ids, adminLogin, appPass) {
+	for _, sc := range scenarios(client, folio.URL, hello.URL, ids, adminLogin, appPass) {
+		if !opts.runs(sc.name) {
+			continue
+		}
 		logf("running %s", sc.name)
 		load := Load{
 			Client:      client,
@@ -276,7 +296,9 @@ func get(url string) func(context.Context, *rand.Rand) (*http.Request, error) {
 }
 
 // scenarios lists what the benchmark measures, hello first (the baseline).
-func scenarios(folioURL, helloURL string, ids []int64, login, appPass string) []scenario {
+// client is the one the load uses; the write of "GET /posts after a
+// write" goes through it too, before the measured request.
+func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, login, appPass string) []scenario {
 	n := rest.DefaultNames() // the benchmark serves the default mode
 	api := folioURL + n.Prefix + "/" + n.Namespace
 	list := []scenario{
@@ -292,7 +314,38 @@ func scenarios(folioURL, helloURL string, ids []int64, login, appPass string) []
 			return http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/posts/%d", api, id), nil)
 		}})
 	}
-	list = append(list, scenario{"POST /posts", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+	search := func(terms func(rng *rand.Rand) string) func(context.Context, *rand.Rand) (*http.Request, error) {
+		return func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts?search="+url.QueryEscape(terms(rng)), nil)
+		}
+	}
+	list = append(list,
+		// A word of the seeded text: most posts have it.
+		scenario{"GET /posts?search=<common word>", search(func(rng *rand.Rand) string {
+			return words[rng.IntN(len(words))]
+		})},
+		// A word in no post, new every request, so that no cache answers.
+		scenario{"GET /posts?search=<rare word>", search(func(rng *rand.Rand) string {
+			b := []byte("zq")
+			for range 8 {
+				b = append(b, byte('a'+rng.IntN(26)))
+			}
+			return string(b)
+		})},
+		scenario{"GET /posts?search=<two words>", search(func(rng *rand.Rand) string {
+			return words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+		})},
+		// A page in the second half of the seeded posts.
+		scenario{"GET /posts?page=<deep>", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+			pages := len(ids) / 10
+			page := 1
+			if pages >= 2 {
+				page = pages/2 + 1 + rng.IntN(pages-pages/2)
+			}
+			return http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/posts?page=%d", api, page), nil)
+		}},
+	)
+	create := func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 		body, err := json.Marshal(map[string]string{
 			"title":   Title(rng),
 			"content": BlockContent(rng, 1500),
@@ -308,6 +361,28 @@ func scenarios(folioURL, helloURL string, ids []int64, login, appPass string) []
 		req.Header.Set("Content-Type", "application/json")
 		req.SetBasicAuth(login, appPass)
 		return req, nil
+	}
+	list = append(list, scenario{"POST /posts", create})
+	// Every measured GET follows a create (not measured), so its total
+	// cannot come from a count cached before the write.
+	list = append(list, scenario{"GET /posts after a write", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		req, err := create(ctx, rng)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusCreated {
+			return nil, fmt.Errorf("create before GET: status %d", resp.StatusCode)
+		}
+		return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts", nil)
 	}})
 	return list
 }

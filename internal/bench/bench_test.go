@@ -209,22 +209,34 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		method, uri, user, pass, ctype string
 		body                           string
 	}
-	ch := make(chan seen, 1)
+	ch := make(chan seen, 2)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, p, _ := r.BasicAuth()
 		b, _ := io.ReadAll(r.Body)
 		ch <- seen{r.Method, r.URL.RequestURI(), u, p, r.Header.Get("Content-Type"), string(b)}
+		if r.Method == "POST" {
+			w.WriteHeader(http.StatusCreated)
+		}
 	}))
 	defer srv.Close()
-	scs := scenarios(srv.URL, srv.URL+"/hello", []int64{42}, "admin", "pass word")
+	ids := make([]int64, 1000)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	scs := scenarios(http.DefaultClient, srv.URL, srv.URL+"/hello", ids[41:], "admin", "pass word")
 	want := []struct{ name, method, uri string }{
 		{"hello", "GET", "/hello/"},
 		{"GET /posts", "GET", "/api/svc/v2/posts"},
 		{"GET /posts?_embed", "GET", "/api/svc/v2/posts?_embed"},
 		{"GET /posts?per_page=100", "GET", "/api/svc/v2/posts?per_page=100"},
 		{"GET /posts?_fields=id,title,link", "GET", "/api/svc/v2/posts?_fields=id,title,link"},
-		{"GET /posts/<id>", "GET", "/api/svc/v2/posts/42"},
+		{"GET /posts/<id>", "GET", "/api/svc/v2/posts/"},
+		{"GET /posts?search=<common word>", "GET", "/api/svc/v2/posts?search="},
+		{"GET /posts?search=<rare word>", "GET", "/api/svc/v2/posts?search=zq"},
+		{"GET /posts?search=<two words>", "GET", "/api/svc/v2/posts?search="},
+		{"GET /posts?page=<deep>", "GET", "/api/svc/v2/posts?page="},
 		{"POST /posts", "POST", "/api/svc/v2/posts"},
+		{"GET /posts after a write", "GET", "/api/svc/v2/posts"},
 	}
 	if len(scs) != len(want) {
 		t.Fatalf("%d scenarios, want %d", len(scs), len(want))
@@ -244,8 +256,23 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		}
 		resp.Body.Close()
 		got := <-ch
-		if got.method != w.method || got.uri != w.uri {
+		if w.name == "GET /posts after a write" {
+			if got.method != "POST" {
+				t.Errorf("%s first sent %s %s, want a POST", w.name, got.method, got.uri)
+			}
+			got = <-ch
+		}
+		// The scenarios that pick a word, an id or a page send more than
+		// the wanted prefix.
+		exact := !strings.Contains(w.name, "<")
+		if got.method != w.method || !strings.HasPrefix(got.uri, w.uri) || (exact && got.uri != w.uri) {
 			t.Errorf("%s sent %s %s, want %s %s", w.name, got.method, got.uri, w.method, w.uri)
+		}
+		if w.name == "GET /posts?page=<deep>" {
+			var page int
+			if _, err := fmt.Sscanf(strings.TrimPrefix(got.uri, w.uri), "%d", &page); err != nil || page < 48 || page > 95 {
+				t.Errorf("deep page = %q, want one of pages 48-95 of 959 posts", got.uri)
+			}
 		}
 		if w.method == "POST" {
 			if got.user != "admin" || got.pass != "pass word" || got.ctype != "application/json" {

@@ -59,6 +59,41 @@ func (d dialect) Match(a *sqlstore.Args, cols []string, word string) string {
 	return sqlstore.LikeAny(a, cols, word, d.Fold)
 }
 
+// PostSearch asks post_search's GIN index for posts having a word that
+// begins with each word (a tsquery of prefix lexemes, taken literally: no
+// text search parser or dictionary sees them).
+func (dialect) PostSearch(a *sqlstore.Args, words []string, _ bool) string {
+	return `posts.id IN (SELECT post_search.post_id FROM post_search WHERE post_search.words @@ ` +
+		a.Add(prefixQuery(words)) + `::tsquery)`
+}
+
+// SearchMatches is empty: PostgreSQL's planner knows from the statistics
+// on post_search how common a word is.
+func (dialect) SearchMatches(*sqlstore.Args, []string, int) string { return "" }
+
+func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {
+	return `array_to_tsvector(folio_search_words(` + col + `)) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`
+}
+
+// prefixQuery returns the tsquery text that every word begins a lexeme.
+func prefixQuery(words []string) string {
+	esc := strings.NewReplacer(`\`, `\\`, `'`, `''`)
+	terms := make([]string, len(words))
+	for i, w := range words {
+		terms[i] = `'` + esc.Replace(w) + `':*`
+	}
+	return strings.Join(terms, " & ")
+}
+
+// MonthStart compares with the first instant of the month or of the next
+// one.
+func (dialect) MonthStart(month string, before bool) string {
+	if before {
+		return `posts.date < ` + month + ` + interval '1 month'`
+	}
+	return `posts.date >= ` + month
+}
+
 // DatePart leaves out the zero date, which is a real timestamp here.
 func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
 	if part == "year" {
@@ -96,7 +131,7 @@ func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-			AND table_name NOT IN ('schema_migrations', 'store_version', 'id_counters')`,
+			AND table_name NOT IN ('schema_migrations', 'store_version', 'id_counters', 'post_search', 'post_counts')`,
 		ForeignKeys: `SELECT f.relname, t.relname FROM pg_constraint c
 			JOIN pg_class f ON f.oid = c.conrelid JOIN pg_class t ON t.oid = c.confrelid
 			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,

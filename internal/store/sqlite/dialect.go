@@ -17,6 +17,41 @@ func init() {
 	// folio_lower folds case beyond ASCII, which SQLite's lower() and LIKE
 	// do not; searches use it only for words with non-ASCII letters.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_lower", 1, foldFunc)
+	// folio_search_text(field, ...) gives the words of a post that its
+	// full-text index (posts_fts, migration 0012) holds; the triggers on
+	// posts call it.
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_text", -1, searchTextFunc)
+	// folio_search_match(text, words) is 1 when every one of the
+	// space-separated words begins a word of text.
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_match", 2, searchMatchFunc)
+}
+
+// text returns a text or blob value as a string ("" for NULL).
+func text(v driver.Value) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return ""
+}
+
+// searchTextFunc implements folio_search_text: sqlstore.SearchText.
+func searchTextFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	fields := make([]string, len(args))
+	for i, v := range args {
+		fields[i] = text(v)
+	}
+	return sqlstore.SearchText(fields...), nil
+}
+
+// searchMatchFunc implements folio_search_match: sqlstore.SearchMatch.
+func searchMatchFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if sqlstore.SearchMatch(text(args[0]), strings.Fields(text(args[1]))) {
+		return int64(1), nil
+	}
+	return int64(0), nil
 }
 
 // foldFunc implements folio_lower(x): Unicode lower case of a text value.
@@ -70,6 +105,48 @@ func (dialect) Match(a *sqlstore.Args, cols []string, word string) string {
 	return sqlstore.LikeAny(a, cols, word, func(col string) string { return col })
 }
 
+// PostSearch asks the FTS5 index for posts having a word that begins with
+// each word.
+func (dialect) PostSearch(a *sqlstore.Args, words []string, seek bool) string {
+	col := `posts.id`
+	if !seek {
+		// A unary + keeps SQLite from using the rowid for the IN.
+		col = `+posts.id`
+	}
+	return col + ` IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + a.Add(ftsQuery(words)) + `)`
+}
+
+// ftsQuery returns the FTS5 query that every word begins a word: the
+// words are quoted, so that FTS5's operators (AND, OR, NOT, NEAR, *, ^,
+// -, :) in a search are plain text.
+func ftsQuery(words []string) string {
+	terms := make([]string, len(words))
+	for i, w := range words {
+		terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"*`
+	}
+	return strings.Join(terms, " AND ")
+}
+
+// SearchMatches counts in the FTS5 index alone: SQLite's planner has no
+// statistics on how many posts a word matches.
+func (dialect) SearchMatches(a *sqlstore.Args, words []string, upTo int) string {
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ` + a.Add(ftsQuery(words)) +
+		` LIMIT ` + strconv.Itoa(upTo+1) + `)`
+}
+
+func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {
+	return `folio_search_match(` + col + `, ` + a.Add(strings.Join(words, " ")) + `)`
+}
+
+// MonthStart compares the date's text with the month's, 'YYYY-MM': '~'
+// sorts after every character of a date.
+func (dialect) MonthStart(month string, before bool) string {
+	if before {
+		return `posts.date < ` + month + ` || '~'`
+	}
+	return `posts.date >= ` + month
+}
+
 // DatePart compares the text of the date: the zero date's year, month and
 // day are 0000 and 00, which no filter asks for.
 func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
@@ -113,7 +190,8 @@ func (dialect) JSONObject(key, val string) string {
 func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT name FROM sqlite_master WHERE type = 'table'
-			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version')`,
+			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts')
+			AND name NOT LIKE 'posts\_fts%' ESCAPE '\'`,
 		ForeignKeys: `SELECT m.name, f."table" FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
 			WHERE m.type = 'table'`,
 		LastIDs: `SELECT name, seq FROM sqlite_sequence`,

@@ -39,6 +39,28 @@ type Dialect interface {
 	// case-insensitively (Unicode case-insensitively for a word with
 	// other letters). It is where a dialect may use its full-text search.
 	Match(a *Args, cols []string, word string) string
+	// PostSearch returns the condition that every one of words (the
+	// distinct SearchWords of a search, at least one) begins a word of
+	// the title, excerpt or content of the post whose id is the column
+	// posts.id, through the store's full-text index. When seek is false
+	// the condition is written so that the planner does not look posts up
+	// by the ids it finds, but walks another index and checks them.
+	PostSearch(a *Args, words []string, seek bool) string
+	// SearchMatches returns the expression that counts the posts words
+	// match, stopping at upTo + 1, for a dialect whose planner needs
+	// ListPosts to choose between looking up the matches and walking the
+	// order's index; "" for a dialect whose planner chooses well itself.
+	SearchMatches(a *Args, words []string, upTo int) string
+	// TitleSearch returns the condition that every one of words begins a
+	// word of the text column col (SearchMatch), worked out on the row
+	// without an index: searches evaluate it only on the rows PostSearch
+	// found that are password-protected.
+	TitleSearch(a *Args, col string, words []string) string
+	// MonthStart returns the condition that posts.date is in the month
+	// post_counts names by month (an expression) or, when before is set,
+	// in an earlier month; when not set, in that month or a later one.
+	// A NULL month matches nothing.
+	MonthStart(month string, before bool) string
 	// DatePart returns the condition that the year, month or day (part)
 	// of the date column col is n; the zero date matches none.
 	DatePart(a *Args, col, part string, n int) string
@@ -78,7 +100,8 @@ type Dialect interface {
 type Catalog struct {
 	// Tables lists, one name a row, the tables that hold the site: not
 	// the schema's bookkeeping (applied migrations, the version counter,
-	// id counters).
+	// id counters) nor what triggers derive from other tables (the posts'
+	// search index and counts), which a copy rebuilds as it inserts.
 	Tables string
 	// ForeignKeys lists every foreign key as a row (table, referenced
 	// table).

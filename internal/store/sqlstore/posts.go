@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/folio-server/folio/internal/store"
@@ -100,6 +101,12 @@ func visibilityExpr(d Dialect, a *Args, t string, v *store.Visibility) string {
 
 // postWhere turns q's filters into a WHERE clause.
 func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
+	return db.postFilter(q, a, true)
+}
+
+// postFilter is postWhere; seek says whether the search may look posts up
+// by the ids the full-text index finds (Dialect.PostSearch).
+func (db *DB) postFilter(q *store.PostQuery, a *Args, seek bool) *cond {
 	c := db.newCond(a)
 	if len(q.Types) > 0 {
 		inList(c, "type", q.Types, false)
@@ -110,21 +117,8 @@ func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
 	if v := q.Visibility; v != nil {
 		c.add(visibilityExpr(db.d, a, "", v))
 	}
-	if words := strings.Fields(q.Search); len(words) > 0 {
-		// The text of a protected post is searched only for callers who
-		// may read it (store.PostQuery.Search).
-		open := `password = ''`
-		if q.SearchPassword != "" {
-			open += ` OR password = ` + a.Add(q.SearchPassword)
-		}
-		if q.SearchProtected != nil {
-			open += ` OR ` + visibilityExpr(db.d, a, "", q.SearchProtected)
-		}
-		for _, w := range words {
-			title := db.d.Match(a, []string{"title"}, w)
-			text := db.d.Match(a, []string{"excerpt", "content"}, w)
-			c.add(`(` + title + ` OR ((` + open + `) AND ` + text + `))`)
-		}
+	if strings.TrimSpace(q.Search) != "" {
+		searchCond(db.d, c, a, q, seek)
 	}
 	if q.After != nil {
 		c.add(`date > ` + a.Add(db.d.Time(*q.After)))
@@ -186,6 +180,31 @@ func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
 	return c
 }
 
+// searchCond adds q.Search's condition: every word of the search begins a
+// word of the post's title, excerpt or content (the full-text index finds
+// them), and a password-protected post the caller may not read matches on
+// its title alone, so that search cannot reveal its text
+// (store.PostQuery.Search). A search without any word (only punctuation)
+// matches nothing.
+func searchCond(d Dialect, c *cond, a *Args, q *store.PostQuery, seek bool) {
+	words := searchTerms(q.Search)
+	if len(words) == 0 {
+		c.add(`FALSE`)
+		return
+	}
+	c.add(d.PostSearch(a, words, seek))
+	// posts_protected, a partial index, lists the protected posts: the
+	// others pass without reading their row.
+	open := `posts.id NOT IN (SELECT pp.id FROM posts pp WHERE pp.password <> '')`
+	if q.SearchPassword != "" {
+		open += ` OR password = ` + a.Add(q.SearchPassword)
+	}
+	if q.SearchProtected != nil {
+		open += ` OR ` + visibilityExpr(d, a, "", q.SearchProtected)
+	}
+	c.add(`(` + open + ` OR ` + d.TitleSearch(a, "title", words) + `)`)
+}
+
 // postOrder returns the ORDER BY clause for q; ties break on id in the
 // same direction.
 func (db *DB) postOrder(q *store.PostQuery, a *Args) string {
@@ -216,6 +235,15 @@ func (db *DB) postOrder(q *store.PostQuery, a *Args) string {
 
 // ListPosts returns the posts q selects, in q's order, in one query.
 func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, error) {
+	if monthSeekable(&q) {
+		return o.monthSeek(ctx, &q)
+	}
+	if words := searchTerms(q.Search); len(words) > 0 && !(q.OrderBy == "include" && len(q.Include) > 0) {
+		a := &Args{}
+		if guard := o.db.d.SearchMatches(a, words, adaptiveMatches); guard != "" {
+			return o.listSearch(ctx, &q, a, guard)
+		}
+	}
 	a := &Args{}
 	c := o.db.postWhere(&q, a)
 	query := `SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
@@ -226,8 +254,43 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 	return out, nil
 }
 
+// adaptiveMatches is where listSearch changes plans: a search matching at
+// most this many posts looks them up by id, one matching more walks the
+// order's index and checks each post against the full-text index.
+const adaptiveMatches = 2000
+
+// listSearch lists a search page in one statement that holds both plans,
+// each guarded by the number of posts the words match (counted up to
+// adaptiveMatches + 1), for a dialect whose planner cannot tell a rare word
+// from a common one: looking up a few thousand matches and sorting them is
+// cheap, but sorting most of the site is not, while walking the order's
+// index until a page is full is cheap for a common word and reads the
+// whole index for a rare one.
+func (o ops) listSearch(ctx context.Context, q *store.PostQuery, a *Args, guard string) ([]*store.Post, error) {
+	branch := func(seek bool, test string) string {
+		c := o.db.postFilter(q, a, seek)
+		c.add(`(` + guard + `) ` + test)
+		return `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
+			o.db.limitClause(q.Limit, q.Offset, a) + `)`
+	}
+	query := branch(true, `<= `+strconv.Itoa(adaptiveMatches)) + ` UNION ALL ` +
+		branch(false, `> `+strconv.Itoa(adaptiveMatches)) + o.db.postOrder(q, a)
+	var out []*store.Post
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	return out, nil
+}
+
 // CountPosts counts the posts q selects, ignoring its order and page.
+//
+// A query on type, status and visibility alone is answered from
+// post_counts, which triggers keep exact, so that its cost does not grow
+// with the number of posts.
 func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
+	if countsOnly(&q) {
+		return o.countFromCounts(ctx, &q)
+	}
 	a := &Args{}
 	c := o.db.postWhere(&q, a)
 	var n int64

@@ -182,7 +182,7 @@ func TestConcurrentWritersOnTwoHandles(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					got.Title += "!"
+					got.Title += " updated"
 					return s.UpdatePost(ctx, got)
 				})
 				if err != nil {
@@ -201,7 +201,7 @@ func TestConcurrentWritersOnTwoHandles(t *testing.T) {
 	for err := range errc {
 		t.Fatal(err)
 	}
-	n, err := dbs[0].CountPosts(ctx, store.PostQuery{Search: "!"})
+	n, err := dbs[0].CountPosts(ctx, store.PostQuery{Search: "updated"})
 	if err != nil || n != workers*each {
 		t.Fatalf("%d updated posts (%v), want %d", n, err, workers*each)
 	}

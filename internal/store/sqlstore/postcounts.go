@@ -1,0 +1,130 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// deepOffset is the offset from which a page in date order is found
+// through post_counts (monthSeek) rather than by skipping rows one by one.
+const deepOffset = 1000
+
+// countsOnly reports whether q filters on type, status and visibility
+// alone, so that post_counts (kept by triggers, migration 0013) can
+// answer its total.
+func countsOnly(q *store.PostQuery) bool {
+	return strings.TrimSpace(q.Search) == "" && q.After == nil && q.Before == nil &&
+		len(q.Authors) == 0 && len(q.AuthorExclude) == 0 && len(q.Include) == 0 && len(q.Exclude) == 0 &&
+		!q.ParentsSet && len(q.ParentExclude) == 0 && len(q.Slugs) == 0 && q.MenuOrder == nil &&
+		len(q.MimeTypes) == 0 && len(q.MimePrefixes) == 0 && q.Year == 0 && q.Month == 0 && q.Day == 0 &&
+		len(q.Terms) == 0 && len(q.ParentVisibility) == 0
+}
+
+// statusSets splits what q's statuses and visibility allow into the
+// statuses every post of may be counted under (all, nil for any status
+// when ok) and those only the owner's posts are (own); none is true when
+// nothing is allowed.
+func statusSets(q *store.PostQuery) (all []string, any bool, own []string) {
+	v := q.Visibility
+	if v == nil {
+		if len(q.Statuses) == 0 {
+			return nil, true, nil
+		}
+		return slices.Clone(q.Statuses), false, nil
+	}
+	allowed := func(s string) bool { return len(q.Statuses) == 0 || slices.Contains(q.Statuses, s) }
+	for _, s := range append(slices.Clone(v.Public), v.OthersStatuses...) {
+		if allowed(s) && !slices.Contains(all, s) {
+			all = append(all, s)
+		}
+	}
+	if v.Owner != 0 {
+		for _, s := range v.OwnStatuses {
+			if allowed(s) && !slices.Contains(all, s) && !slices.Contains(own, s) {
+				own = append(own, s)
+			}
+		}
+	}
+	return all, false, own
+}
+
+// countsWhere returns the conditions on post_counts' type and status that
+// q's types and the statuses all (any when anyStatus) select.
+func (db *DB) countsWhere(q *store.PostQuery, a *Args, all []string, anyStatus bool) string {
+	c := db.newCond(a)
+	if len(q.Types) > 0 {
+		inList(c, "type", q.Types, false)
+	}
+	if !anyStatus {
+		inList(c, "status", all, false)
+	}
+	return c.where()
+}
+
+// countFromCounts counts the posts of a countsOnly query in one statement:
+// the post_counts rows of the statuses everybody's posts count under, plus
+// the owner's own posts in the statuses only they count under (an
+// index-only count on posts_author).
+func (o ops) countFromCounts(ctx context.Context, q *store.PostQuery) (int64, error) {
+	a := &Args{}
+	all, anyStatus, own := statusSets(q)
+	sum := `0`
+	if anyStatus || len(all) > 0 {
+		sum = `COALESCE((SELECT CAST(SUM(n) AS BIGINT) FROM post_counts` + o.db.countsWhere(q, a, all, anyStatus) + `), 0)`
+	}
+	if len(own) > 0 {
+		c := o.db.newCond(a)
+		c.add(`author = ` + a.Add(q.Visibility.Owner))
+		if len(q.Types) > 0 {
+			inList(c, "type", q.Types, false)
+		}
+		inList(c, "status", own, false)
+		sum += ` + (SELECT COUNT(*) FROM posts` + c.where() + `)`
+	}
+	var n int64
+	if err := o.reader().queryRow(ctx, `SELECT `+sum, a.vals...).Scan(&n); err != nil {
+		return 0, o.db.fail("count posts", err)
+	}
+	return n, nil
+}
+
+// monthSeekable reports whether the page q asks for is found faster by
+// monthSeek: a deep page in date order of a countsOnly query whose
+// visibility has no owner-only statuses.
+func monthSeekable(q *store.PostQuery) bool {
+	if q.Limit <= 0 || q.Offset < deepOffset || q.StickyFirst || !countsOnly(q) {
+		return false
+	}
+	if q.OrderBy != "" && q.OrderBy != "date" && !(q.OrderBy == "include" && len(q.Include) == 0) {
+		return false
+	}
+	all, anyStatus, own := statusSets(q)
+	return len(own) == 0 && (anyStatus || len(all) > 0)
+}
+
+// monthSeek lists a deep page in date order without skipping every row
+// before it: post_counts tells in which month of dates the page's first
+// row is and how many rows come before that month, so the statement skips
+// only the rows of that month before it.
+func (o ops) monthSeek(ctx context.Context, q *store.PostQuery) ([]*store.Post, error) {
+	a := &Args{}
+	all, anyStatus, _ := statusSets(q)
+	dir := orderDir(q.Order, "DESC")
+	off := a.Add(int64(q.Offset))
+	query := `WITH m AS (SELECT month, SUM(n) AS n FROM post_counts` + o.db.countsWhere(q, a, all, anyStatus) + ` GROUP BY month),
+		c AS (SELECT month, n, SUM(n) OVER (ORDER BY month ` + dir + `) AS upto FROM m),
+		p AS (SELECT month, upto - n AS before FROM c WHERE upto > ` + off + ` ORDER BY month ` + dir + ` LIMIT 1)
+		SELECT ` + postCols + ` FROM posts`
+	where := o.db.postWhere(q, a)
+	where.add(o.db.d.MonthStart(`(SELECT month FROM p)`, dir == "DESC"))
+	query += where.where() + ` ORDER BY date ` + dir + `, id ` + dir +
+		` LIMIT ` + a.Add(int64(q.Limit)) + ` OFFSET (` + off + ` - COALESCE((SELECT before FROM p), 0))`
+	var out []*store.Post
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	return out, nil
+}

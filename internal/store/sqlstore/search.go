@@ -1,0 +1,138 @@
+package sqlstore
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Full-text search splits text into words the same way on every store, so
+// that a search finds the same posts on SQLite (an FTS5 index fed by
+// SearchText) and on PostgreSQL (a tsvector built by the SQL function
+// folio_search_words, which mirrors SearchWords step by step):
+//
+//  1. HTML tags and comments (<...>) become spaces;
+//  2. only the first MaxSearchChars characters of a field count;
+//  3. letters are folded to lower case (U+0130 İ to "i̇" and the final
+//     sigma ς to σ, as Unicode's full case mapping does);
+//  4. a word is a run of letters (Unicode L*) and decimal digits (Nd);
+//     everything else separates words;
+//  5. a word is cut to its first MaxWordChars characters.
+//
+// A searched word matches a post when it begins one of the post's words
+// (prefix matching: "gard" finds "garden", "arden" does not).
+
+// MaxSearchChars bounds the characters of one field that are indexed.
+const MaxSearchChars = 100000
+
+// MaxWordChars bounds the characters of one indexed or searched word.
+const MaxWordChars = 64
+
+var tagRE = regexp.MustCompile(`<[^>]*>`)
+
+// SearchWords returns the words of s, in order, repeats included.
+func SearchWords(s string) []string {
+	if strings.IndexByte(s, '<') >= 0 {
+		s = tagRE.ReplaceAllString(s, " ")
+	}
+	if len(s) > MaxSearchChars && utf8.RuneCountInString(s) > MaxSearchChars {
+		n := 0
+		for i := range s {
+			if n == MaxSearchChars {
+				s = s[:i]
+				break
+			}
+			n++
+		}
+	}
+	var out []string
+	var b strings.Builder
+	chars := 0
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+		chars = 0
+	}
+	for _, r := range s {
+		switch {
+		case r == 'İ':
+			// Full case mapping: i followed by a combining dot, which is
+			// not a word character.
+			if chars < MaxWordChars {
+				b.WriteByte('i')
+			}
+			flush()
+			continue
+		case unicode.IsLetter(r) || unicode.Is(unicode.Nd, r):
+		default:
+			flush()
+			continue
+		}
+		if chars == MaxWordChars {
+			continue
+		}
+		r = unicode.ToLower(r)
+		if r == 'ς' {
+			r = 'σ'
+		}
+		b.WriteRune(r)
+		chars++
+	}
+	flush()
+	return out
+}
+
+// SearchText returns the distinct words of all the fields, space-separated:
+// the text the SQLite FTS5 index holds for a post (it keeps no positions,
+// so repeats would only cost time).
+func SearchText(fields ...string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range fields {
+		for _, w := range SearchWords(f) {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w)
+		}
+	}
+	return b.String()
+}
+
+// SearchMatch reports whether every one of words begins a word of text.
+func SearchMatch(text string, words []string) bool {
+	have := SearchWords(text)
+	for _, w := range words {
+		found := false
+		for _, h := range have {
+			if strings.HasPrefix(h, w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// searchTerms returns the distinct words of a search, in order.
+func searchTerms(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range SearchWords(s) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package storetest_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/storetest"
+)
+
+// searchCorpus is inserted in order, so post i+1 has id i+1. Every post is
+// published, dated one day apart (post 1 the oldest).
+var searchCorpus = []struct{ title, excerpt, content, password string }{
+	{"Garden notes", "", "<p>Tomatoes in the <strong>garden</strong>.</p>", ""},
+	{"Coffee", "Morning coffee", "<!-- wp:paragraph --><p>Strong coffee, no sugar.</p><!-- /wp:paragraph -->", ""},
+	{"Ünïcode Straße", "", "ÄPFEL und Birnen; ΣΟΦΙΑΣ σοφίας", ""},
+	{"Operators", "", `He said "NEAR" AND then OR NOT -minus *star ^caret col:on`, ""},
+	{"Protected garden", "", "secret tulips behind the wall", "pw"},
+	{"Numbers", "", "version 3.14 and 2024-05-06, e-mail a.b@example.com", ""},
+	{"Gardening tips", "Prune in autumn", "", ""},
+	{"Japanese", "", "東京 の 庭園", ""},
+	{"Hyphen-ated words", "", "well-known state-of-the-art", ""},
+	{"Quotes", "", "it's “curly” and 'straight'", ""},
+}
+
+func seedSearchCorpus(t *testing.T, db storetest.Store) {
+	t.Helper()
+	ctx := context.Background()
+	day := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i, c := range searchCorpus {
+		d := day.AddDate(0, 0, i)
+		p := &store.Post{Type: "post", Status: "publish", Title: c.title, Excerpt: c.excerpt, Content: c.content,
+			Password: c.password, Slug: fmt.Sprintf("p%d", i+1), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSearchWords runs the same searches on every store: the words, the
+// operators of the full-text engines typed as text, case folding beyond
+// ASCII and the protected posts all give the same ids and totals.
+func TestSearchWords(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	seedSearchCorpus(t, db)
+	ctx := context.Background()
+	tests := []struct {
+		search string
+		want   []int64
+	}{
+		{"garden", []int64{7, 5, 1}},
+		{"GARDEN", []int64{7, 5, 1}},
+		{"gard", []int64{7, 5, 1}},
+		{"arden", []int64{}},
+		{"garden tomatoes", []int64{1}},
+		{"garden   zebra", []int64{}},
+		{"strong", []int64{2}}, // <strong> is a tag in post 1, a word in post 2
+		{"paragraph", []int64{}},
+		{"wp", []int64{}},
+		{"coffee sugar", []int64{2}},
+		{"morning", []int64{2}},
+		{"äpfel", []int64{3}},
+		{"APFEL", []int64{}},
+		{"straße ÜNÏCODE", []int64{3}},
+		{"σοφιας", []int64{3}}, // ΣΟΦΙΑΣ
+		{"σοφίας", []int64{3}},
+		{"ΣΟΦΊΑΣ", []int64{3}},
+		{"σοφιασ", []int64{3}},
+		{`"NEAR"`, []int64{4}},
+		{"near AND or not", []int64{4}},
+		{"NEAR(", []int64{4}},
+		{"-minus", []int64{4}},
+		{"*star", []int64{4}},
+		{"star*", []int64{4}},
+		{"^caret", []int64{4}},
+		{"col:on", []int64{4}},
+		{`"unbalanced`, []int64{}},
+		{`"`, []int64{}},
+		{"*", []int64{}},
+		{"-", []int64{}},
+		{"AND", []int64{10, 6, 4}},
+		{"(", []int64{}},
+		{"%", []int64{}},
+		{"_", []int64{}},
+		{`\`, []int64{}},
+		{`'`, []int64{}},
+		{"it's", []int64{10}},
+		{"curly", []int64{10}},
+		{"3.14", []int64{6}},
+		{"14", []int64{6}},
+		{"2024 05", []int64{6}},
+		{"example.com", []int64{6}},
+		{"a.b@example", []int64{6}},
+		{"well-known", []int64{9}},
+		{"art state", []int64{9}},
+		{"東京", []int64{8}},
+		{"庭園", []int64{8}},
+		{"tulips", []int64{}}, // the text of a protected post
+		{"protected", []int64{5}},
+		{"protected tulips", []int64{}},
+	}
+	for _, tt := range tests {
+		q := store.PostQuery{Types: []string{"post"}, Search: tt.search}
+		got, err := db.ListPosts(ctx, q)
+		if err != nil {
+			t.Fatalf("search %q: %v", tt.search, err)
+		}
+		if !reflect.DeepEqual(ids(got), tt.want) {
+			t.Errorf("search %q = %v, want %v", tt.search, ids(got), tt.want)
+		}
+		n, err := db.CountPosts(ctx, q)
+		if err != nil || n != int64(len(tt.want)) {
+			t.Errorf("count search %q = %d (%v), want %d", tt.search, n, err, len(tt.want))
+		}
+	}
+
+	// The protected post's text matches for the caller who may read it:
+	// with its password or with the visibility that allows it.
+	for _, q := range []store.PostQuery{
+		{Types: []string{"post"}, Search: "protected tulips", SearchPassword: "pw"},
+		{Types: []string{"post"}, Search: "tulips", SearchProtected: &store.Visibility{Public: []string{"publish"}}},
+	} {
+		got, err := db.ListPosts(ctx, q)
+		if err != nil || !reflect.DeepEqual(ids(got), []int64{5}) {
+			t.Errorf("search %+v = %v (%v), want [5]", q, ids(got), err)
+		}
+	}
+	got, err := db.ListPosts(ctx, store.PostQuery{Search: "tulips", SearchPassword: "wrong"})
+	if err != nil || len(got) != 0 {
+		t.Errorf("search with a wrong password = %v (%v), want none", ids(got), err)
+	}
+
+	// The index follows updates and deletes.
+	p, err := db.GetPost(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Content = "tea now"
+	if err := db.UpdatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeletePost(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	for search, want := range map[string][]int64{"sugar": {}, "tea": {2}, "coffee": {2}, "garden": {5, 1}} {
+		got, err := db.ListPosts(ctx, store.PostQuery{Search: search})
+		if err != nil || !reflect.DeepEqual(ids(got), want) {
+			t.Errorf("after writes, search %q = %v (%v), want %v", search, ids(got), err, want)
+		}
+	}
+}
+
+// TestPostCountsAndDeepPages checks the totals post_counts gives and the
+// deep pages found through it against the posts themselves, across
+// inserts, updates of status, type and date, and deletes.
+func TestPostCountsAndDeepPages(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	statuses := []string{"publish", "publish", "publish", "draft", "private"}
+	var all []*store.Post
+	err := db.Tx(ctx, func(tx store.Store) error {
+		for i := range 2400 {
+			// Every fifth post shares the date of the one before: ties
+			// break on id.
+			d := start.Add(time.Duration(i-i%5/4) * 7 * time.Hour)
+			p := &store.Post{Type: []string{"post", "page"}[i%7/6], Status: statuses[i%len(statuses)],
+				Author: int64(1 + i%3), Slug: fmt.Sprintf("s%d", i), Date: d, DateGMT: d,
+				Title: fmt.Sprintf("common tenth%d", i%10)}
+			if err := tx.InsertPost(ctx, p); err != nil {
+				return err
+			}
+			all = append(all, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A few writes after the migration-time counts.
+	for _, i := range []int{10, 500, 1500} {
+		all[i].Status = "private"
+		all[i].Date = all[i].Date.AddDate(-1, 0, 0)
+		all[i].DateGMT = all[i].Date
+		if err := db.UpdatePost(ctx, all[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all[20].Type = "page"
+	if err := db.UpdatePost(ctx, all[20]); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{30, 31, 2000} {
+		if err := db.DeletePost(ctx, all[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all = slices.Delete(all, 2000, 2001)
+	all = slices.Delete(all, 30, 32)
+
+	visible := func(v *store.Visibility, p *store.Post) bool {
+		if v == nil {
+			return true
+		}
+		return slices.Contains(v.Public, p.Status) || slices.Contains(v.OthersStatuses, p.Status) ||
+			(v.Owner != 0 && p.Author == v.Owner && slices.Contains(v.OwnStatuses, p.Status))
+	}
+	queries := []store.PostQuery{
+		{},
+		{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: &store.Visibility{Public: []string{"publish"}}},
+		{Types: []string{"post", "page"}, Statuses: []string{"publish", "private"}},
+		{Types: []string{"post"}, Visibility: &store.Visibility{Public: []string{"publish"}, Owner: 2, OwnStatuses: []string{"draft", "private"}}},
+		{Types: []string{"post"}, Statuses: []string{"draft"}, Visibility: &store.Visibility{Public: []string{"publish"}, Owner: 2, OwnStatuses: []string{"draft"}}},
+		{Types: []string{"page"}, Visibility: &store.Visibility{Public: []string{"publish"}, OthersStatuses: []string{"private"}}},
+		{Types: []string{"post"}, Visibility: &store.Visibility{}},
+		{Types: []string{"nothing"}},
+	}
+	// Searches: a word of every post (more than the store looks up by id)
+	// and one of a tenth of them.
+	for _, q := range slices.Clone(queries) {
+		for _, w := range []string{"common", "tenth3", "common tenth7"} {
+			q.Search = w
+			queries = append(queries, q)
+		}
+	}
+	for qi, q := range queries {
+		var want []*store.Post
+		for _, p := range all {
+			if q.Search != "" && !strings.Contains(q.Search, p.Title[len(p.Title)-6:]) && q.Search != "common" {
+				continue
+			}
+			if (len(q.Types) == 0 || slices.Contains(q.Types, p.Type)) &&
+				(len(q.Statuses) == 0 || slices.Contains(q.Statuses, p.Status)) && visible(q.Visibility, p) {
+				want = append(want, p)
+			}
+		}
+		n, err := db.CountPosts(ctx, q)
+		if err != nil || n != int64(len(want)) {
+			t.Errorf("query %d: count = %d (%v), want %d", qi, n, err, len(want))
+		}
+		for _, order := range []string{"desc", "asc"} {
+			sorted := slices.Clone(want)
+			slices.SortFunc(sorted, func(a, b *store.Post) int {
+				c := a.Date.Compare(b.Date)
+				if c == 0 {
+					c = int(a.ID - b.ID)
+				}
+				if order == "desc" {
+					return -c
+				}
+				return c
+			})
+			for _, offset := range []int{0, 999, 1000, 1001, 1234, len(want) - 7, len(want), len(want) + 5} {
+				if offset < 0 {
+					continue
+				}
+				pq := q
+				pq.Order, pq.Offset, pq.Limit = order, offset, 10
+				got, err := db.ListPosts(ctx, pq)
+				if err != nil {
+					t.Fatalf("query %d %s offset %d: %v", qi, order, offset, err)
+				}
+				wantIDs := []int64{}
+				for _, p := range sorted[min(offset, len(sorted)):min(offset+10, len(sorted))] {
+					wantIDs = append(wantIDs, p.ID)
+				}
+				if !reflect.DeepEqual(ids(got), wantIDs) {
+					t.Errorf("query %d %s offset %d = %v, want %v", qi, order, offset, ids(got), wantIDs)
+				}
+			}
+		}
+	}
+}

@@ -446,5 +446,4 @@ func (s *Server) Reload(cfg *config.Config) {
 		AllowedOrigins: cfg.CORS.AllowedOrigins,
 		MaxAge:         time.Duration(cfg.CORS.MaxAgeSeconds) * time.Second,
 	})
-	s.logger.Info("configuration reloaded", "cors_allowed_origins", cfg.CORS.AllowedOrigins)
 }

@@ -68,9 +68,9 @@ func (c *Config) normalizeOps() []error {
 		errs = append(errs, fmt.Errorf("log.level %q (%s, --log-level): must be debug, info, warn or error", c.Log.Level, EnvLogLevel))
 	}
 	if a := c.Server.MetricsAddr; a != "" {
-		if _, _, err := net.SplitHostPort(a); err != nil {
+		if _, port, err := net.SplitHostPort(a); err != nil {
 			errs = append(errs, fmt.Errorf("server.metrics_addr %q (%s, --metrics-addr): must be host:port, e.g. 127.0.0.1:9090", a, EnvMetricsAddr))
-		} else if a == c.Addr {
+		} else if a == c.Addr && port != "0" {
 			errs = append(errs, fmt.Errorf("server.metrics_addr %q: must differ from the public address; metrics are never served there", a))
 		}
 	}

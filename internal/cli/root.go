@@ -7,8 +7,6 @@
 package cli
 
 import (
-	"io"
-	"log/slog"
 	"os"
 
 	"github.com/folio-server/folio/internal/config"
@@ -78,10 +76,4 @@ func (f *siteFlags) addPool(cmd *cobra.Command) {
 // the config file.
 func (f *siteFlags) config() (*config.Config, error) {
 	return config.Resolve(f.o, os.Getenv)
-}
-
-// newLogger returns the logger commands write diagnostics with (the
-// command's stderr).
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, nil))
 }

@@ -658,9 +658,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		} else {
 			req.User = u
-			if u != nil {
-				reqlog.SetUser(r.Context(), u.ID())
-			}
 			if s.cfg.ResponseHeaders != nil {
 				for k, v := range s.cfg.ResponseHeaders(r, u) {
 					h[k] = v

@@ -590,3 +590,13 @@ func TestMetricsCountWebhookDeliveriesByOutcome(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestLogNamesTheUserOfAPrivateUpload(t *testing.T) {
+	t.Parallel()
+	o := newOpsSite(t, nil)
+	rec := o.do("GET", "/uploads/2020/01/missing.jpg", nil, func(r *http.Request) { r.SetBasicAuth("ed", o.appPwd) })
+	lines := o.requestLines(rec.Header().Get("X-Request-Id"))
+	if len(lines) != 1 || lines[0]["user"] != jsonID(o.uid) || lines[0]["route"] != "/uploads/*" {
+		t.Errorf("upload request line = %v, want user %d", lines, o.uid)
+	}
+}

@@ -183,7 +183,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	if err := site.MediaConfigError(); err != nil {
 		return nil, fmt.Errorf("media.allowed_types: %w", err)
 	}
-	authenticate := auth.Chain(&auth.BasicAuth{
+	chain := auth.Chain(&auth.BasicAuth{
 		Users:    st,
 		Apps:     st,
 		Roles:    site.Roles(),
@@ -191,6 +191,14 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		Logger:   logger,
 		Throttle: throttle,
 	}, sessions)
+	// The caller it finds is named in the request's log line.
+	authenticate := func(r *http.Request) (*auth.User, error) {
+		u, err := chain(r)
+		if u != nil {
+			reqlog.SetUser(r.Context(), u.ID())
+		}
+		return u, err
+	}
 	var cache *rest.CacheConfig
 	if cfg.Cache.ResponsesOn() {
 		cache = &rest.CacheConfig{

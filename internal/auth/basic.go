@@ -229,7 +229,7 @@ func (b *BasicAuth) touch(ctx context.Context, p *store.AppPassword, ip string) 
 		}
 		b.mu.Unlock()
 		if b.Logger != nil {
-			b.Logger.Warn("record application password use", "app_password_id", p.ID, "user_id", p.UserID, "err", err)
+			b.Logger.WarnContext(ctx, "record application password use", "app_password_id", p.ID, "user_id", p.UserID, "err", err)
 		}
 	}
 }

@@ -335,7 +335,7 @@ func (a *SessionAuth) Session(r *http.Request) (*User, string, error) {
 	}
 	if now.Sub(s.LastSeen) >= sessionTouchInterval {
 		if err := a.Sessions.TouchSession(ctx, s.TokenHash, now.Truncate(time.Second), forwarded.ClientIP(r)); err != nil && a.Logger != nil {
-			a.Logger.Warn("record session use", "user_id", s.UserID, "err", err)
+			a.Logger.WarnContext(ctx, "record session use", "user_id", s.UserID, "err", err)
 		}
 	}
 	return NewUser(rec, a.Roles), token, nil

@@ -33,14 +33,24 @@ type process struct {
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+// It keeps the last maxKept bytes or so: a server's stderr carries its
+// request log (a line per request), and only the end is ever shown.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
+// maxKept bounds what a syncBuffer keeps.
+const maxKept = 64 << 10
+
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.b.Len()+len(p) > 2*maxKept {
+		tail := append([]byte(nil), s.b.Bytes()[max(0, s.b.Len()-maxKept):]...)
+		s.b.Reset()
+		s.b.Write(tail)
+	}
 	return s.b.Write(p)
 }
 

@@ -7,8 +7,6 @@
 package cli
 
 import (
-	"io"
-	"log/slog"
 	"os"
 
 	"github.com/folio-server/folio/internal/config"
@@ -58,6 +56,9 @@ func (f *siteFlags) add(cmd *cobra.Command, withServe bool) {
 		fl.StringVar(&f.o.Addr, "addr", "", "listen address (env FOLIO_ADDR; default 127.0.0.1:8080)")
 		fl.StringVar(&f.o.Compat, "compat", "", `"wordpress" serves the WordPress names (env FOLIO_COMPAT)`)
 		fl.StringVar(&f.o.CORSOrigins, "cors-origins", "", `origins allowed to call the API from a browser, comma-separated, or "*" (env FOLIO_CORS_ORIGINS; default none)`)
+		fl.StringVar(&f.o.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, a listener apart from --addr (env FOLIO_METRICS_ADDR; default off)")
+		fl.StringVar(&f.o.LogFormat, "log-format", "", `log format: "text" or "json" (env FOLIO_LOG_FORMAT; default text)`)
+		fl.StringVar(&f.o.LogLevel, "log-level", "", "least severe level logged: debug, info, warn or error (env FOLIO_LOG_LEVEL; default info)")
 		fl.StringVar(&f.o.MediaURL, "media-url", "", "upload storage: s3://bucket?endpoint=host:port&region=r or file:///dir (env FOLIO_MEDIA_URL; default DATA/uploads)")
 	}
 }
@@ -75,10 +76,4 @@ func (f *siteFlags) addPool(cmd *cobra.Command) {
 // the config file.
 func (f *siteFlags) config() (*config.Config, error) {
 	return config.Resolve(f.o, os.Getenv)
-}
-
-// newLogger returns the logger commands write diagnostics with (the
-// command's stderr).
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, nil))
 }

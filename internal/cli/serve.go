@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -11,7 +13,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/extension"
+	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/server"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +44,8 @@ func newServeCmd(exts []extension.Extension) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			logger := newLogger(cmd.ErrOrStderr())
+			level := new(slog.LevelVar)
+			logger := newServeLogger(cmd.ErrOrStderr(), cfg.Log, level)
 			// Listen first, so that a port in use is reported before the
 			// data directory is created or migrated.
 			ln, err := net.Listen("tcp", cfg.Addr)
@@ -48,18 +53,56 @@ func newServeCmd(exts []extension.Extension) *cobra.Command {
 				return listenError(cfg.Addr, err)
 			}
 			defer ln.Close()
+			var mln net.Listener
+			if cfg.Server.MetricsAddr != "" {
+				if mln, err = net.Listen("tcp", cfg.Server.MetricsAddr); err != nil {
+					return fmt.Errorf("metrics: %w", listenError(cfg.Server.MetricsAddr, err))
+				}
+				defer mln.Close()
+			}
 			created := server.NewSiteDir(cfg)
 			srv, err := server.NewWith(ctx, cfg, logger, exts...)
 			if err != nil {
 				return err
 			}
 			defer srv.Close()
+			// SIGHUP reloads what can change at run time; it is caught
+			// before the listening line, so that whoever waits for that
+			// line may send it.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			go func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-hup:
+						reloadConfig(&f, cfg, level, srv, logger)
+					}
+				}
+			}()
+			var metricsDone chan error
+			if mln != nil {
+				metricsDone = make(chan error, 1)
+				go func() { metricsDone <- srv.ServeMetrics(ctx, mln) }()
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
+			if mln != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "metrics on http://%s%s\n", mln.Addr(), server.MetricsPath)
+			}
 			if created != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "created new site in %s\n", created)
 			}
 			srv.Greeting(cmd.ErrOrStderr(), ln.Addr(), commandName())
-			if err := srv.Serve(ctx, ln); err != nil {
+			err = srv.Serve(ctx, ln)
+			if metricsDone != nil {
+				stop()
+				if merr := <-metricsDone; merr != nil && err == nil {
+					err = merr
+				}
+			}
+			if err != nil {
 				return err
 			}
 			logger.Info("stopped")
@@ -68,6 +111,66 @@ func newServeCmd(exts []extension.Extension) *cobra.Command {
 	}
 	f.add(cmd, true)
 	return cmd
+}
+
+// newServeLogger returns serve's logger: text or JSON lines on w (as c
+// says) at the level held by level, set from c, each line of a request
+// naming its request id.
+func newServeLogger(w io.Writer, c config.Log, level *slog.LevelVar) *slog.Logger {
+	level.Set(c.SlogLevel())
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler
+	if c.Format == config.LogJSON {
+		h = slog.NewJSONHandler(w, opts)
+	} else {
+		h = slog.NewTextHandler(w, opts)
+	}
+	return slog.New(reqlog.NewHandler(h))
+}
+
+// reloadConfig is serve's answer to SIGHUP: it resolves the configuration
+// again (flags, environment, file) and applies what can change at run
+// time: the log level and the CORS settings. A configuration that does
+// not load leaves everything as it was. Settings that need a restart and
+// changed are named in a warning.
+func reloadConfig(f *siteFlags, running *config.Config, level *slog.LevelVar, srv *server.Server, logger *slog.Logger) {
+	cfg, err := f.config()
+	if err != nil {
+		logger.Error("reloading the configuration failed; the running settings stay", "err", err)
+		return
+	}
+	level.Set(cfg.Log.SlogLevel())
+	srv.Reload(cfg)
+	logger.Info("configuration reloaded", "log_level", cfg.Log.Level, "cors_allowed_origins", cfg.CORS.AllowedOrigins)
+	if changed := restartSettings(running, cfg); len(changed) > 0 {
+		logger.Warn("changed settings take effect on restart only", "settings", changed)
+	}
+}
+
+// restartSettings names the settings that differ between the running
+// configuration and a reloaded one and that only a restart applies
+// (the most common ones: where the site listens and keeps its data, the
+// names, the log format and the metrics address).
+func restartSettings(old, cfg *config.Config) []string {
+	var out []string
+	for _, s := range []struct {
+		name     string
+		was, now string
+	}{
+		{"addr", old.Addr, cfg.Addr},
+		{"data_dir", old.DataDir, cfg.DataDir},
+		{"database_url", old.DatabaseURL, cfg.DatabaseURL},
+		{"compat", old.Compat, cfg.Compat},
+		{"media.url", old.Media.URL, cfg.Media.URL},
+		{"site.url", old.Site.URL, cfg.Site.URL},
+		{"log.format", old.Log.Format, cfg.Log.Format},
+		{"server.metrics_addr", old.Server.MetricsAddr, cfg.Server.MetricsAddr},
+	} {
+		if s.was != s.now {
+			out = append(out, s.name)
+		}
+	}
+	return out
 }
 
 // listenError explains a failure to listen on addr.

@@ -87,6 +87,7 @@ type Config struct {
 	Cache    Cache     `toml:"cache"`
 	CORS     CORS      `toml:"cors"`
 	Server   Server    `toml:"server"`
+	Log      Log       `toml:"log"`
 }
 
 // RedactURL returns a database URL fit for messages and logs: a password
@@ -119,6 +120,10 @@ type Server struct {
 	// link-local, unique-local and cloud metadata addresses. Off by
 	// default, so that a webhook cannot reach inside the network.
 	WebhookPrivateTargets bool `toml:"webhook_private_targets"`
+	// MetricsAddr is the host:port of the separate listener that serves
+	// the Prometheus metrics at /metrics; empty (the default) serves
+	// none. Metrics are never served on the public address.
+	MetricsAddr string `toml:"metrics_addr"`
 
 	trusted []netip.Prefix
 }
@@ -463,6 +468,11 @@ type Overrides struct {
 	DBMinConns        int
 	DBMaxConnLifetime time.Duration
 	DBConnectTimeout  time.Duration
+	// MetricsAddr, LogFormat and LogLevel replace server.metrics_addr,
+	// log.format and log.level.
+	MetricsAddr string
+	LogFormat   string
+	LogLevel    string
 }
 
 // Resolve builds the configuration from flags, the environment (read with
@@ -503,6 +513,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		Compat:      getenv(EnvCompat),
 		MediaURL:    getenv(EnvMediaURL),
 		CORSOrigins: getenv(EnvCORSOrigins),
+		MetricsAddr: getenv(EnvMetricsAddr),
+		LogFormat:   getenv(EnvLogFormat),
+		LogLevel:    getenv(EnvLogLevel),
 
 		DBMaxConns:        envInt(getenv(EnvDBMaxConns)),
 		DBMinConns:        envInt(getenv(EnvDBMinConns)),
@@ -561,6 +574,15 @@ func (c *Config) Apply(o Overrides) {
 				c.CORS.AllowedOrigins = append(c.CORS.AllowedOrigins, v)
 			}
 		}
+	}
+	if o.MetricsAddr != "" {
+		c.Server.MetricsAddr = o.MetricsAddr
+	}
+	if o.LogFormat != "" {
+		c.Log.Format = o.LogFormat
+	}
+	if o.LogLevel != "" {
+		c.Log.Level = o.LogLevel
 	}
 	if o.DBMaxConns != 0 {
 		c.DB.MaxConns = o.DBMaxConns
@@ -630,6 +652,7 @@ func (c *Config) Normalize() error {
 	errs = append(errs, c.normalizeMedia()...)
 	errs = append(errs, c.normalizeCORS()...)
 	errs = append(errs, c.normalizeServer()...)
+	errs = append(errs, c.normalizeOps()...)
 	if c.DB.MaxConns < 0 {
 		errs = append(errs, fmt.Errorf("db.max_conns (%s): must be a positive integer", EnvDBMaxConns))
 	}

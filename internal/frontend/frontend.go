@@ -143,7 +143,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		http.Error(w, "503 the site is temporarily unavailable; please try again in a moment", http.StatusServiceUnavailable)
 		return
 	}
-	h.log.Error("front end", "path", r.URL.Path, "err", err)
+	h.log.ErrorContext(r.Context(), "front end", "path", r.URL.Path, "err", err)
 	http.Error(w, "500 internal server error", http.StatusInternalServerError)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,7 @@ type cachedResponse struct {
 	header  http.Header // complete response headers written by the route
 	body    []byte
 	etag    string // the entity tag of a 200 answer
+	route   string // the route label (reqlog) of the request that made it
 }
 
 func (c *cachedResponse) size() int { return len(c.body) + 512 }
@@ -46,6 +48,32 @@ type responseCache struct {
 	mu    sync.RWMutex
 	m     map[string]*cachedResponse
 	bytes int
+	// hits and misses count lookups, for CacheStats.
+	hits, misses atomic.Uint64
+}
+
+// CacheStats describes the response cache at a moment, for the metrics.
+type CacheStats struct {
+	// Hits and Misses count the lookups of cacheable requests since the
+	// server started.
+	Hits, Misses uint64
+	// Bytes is the memory the entries take by the cache's estimate,
+	// Entries their number.
+	Bytes, Entries int
+}
+
+// CacheStats returns the response cache's statistics; ok is false when
+// the cache is off.
+func (s *Server) CacheStats() (st CacheStats, ok bool) {
+	c := s.cache
+	if c == nil {
+		return CacheStats{}, false
+	}
+	c.mu.RLock()
+	st.Bytes, st.Entries = c.bytes, len(c.m)
+	c.mu.RUnlock()
+	st.Hits, st.Misses = c.hits.Load(), c.misses.Load()
+	return st, true
 }
 
 func newResponseCache(cfg CacheConfig) *responseCache {
@@ -63,8 +91,10 @@ func (c *responseCache) get(key string, version int64) *cachedResponse {
 	e := c.m[key]
 	c.mu.RUnlock()
 	if e == nil || e.version != version || c.now().After(e.expires) {
+		c.misses.Add(1)
 		return nil
 	}
+	c.hits.Add(1)
 	return e
 }
 

@@ -175,7 +175,7 @@ func (s *Server) embedAll(top *Request, data any, rels []string, mask *fieldMask
 func (s *Server) resolveOnly(req *Request) (e *Error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("rest: panic while resolving parameters", "path", req.Path, "panic", p)
+			s.log.ErrorContext(req.Context(), "rest: panic while resolving parameters", "path", req.Path, "panic", p)
 			e = NewError("rest_internal_error", http.StatusInternalServerError, msgInternal)
 		}
 	}()
@@ -185,7 +185,7 @@ func (s *Server) resolveOnly(req *Request) (e *Error) {
 func (s *Server) prefetch(rt *route, reqs []*Request) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("rest: panic in prefetch", "route", rt.key, "panic", p)
+			s.log.ErrorContext(reqs[0].Context(), "rest: panic in prefetch", "route", rt.key, "panic", p)
 		}
 	}()
 	rt.def.Prefetch(reqs)

@@ -267,14 +267,14 @@ func (s *Server) fillFields(req *Request, items []*Resource) {
 			}
 			if f.Prepare != nil {
 				if err := f.Prepare(req, shown); err != nil {
-					s.log.Error("rest: extension field", "field", f.Schema.Name, "title", title, "err", err)
+					s.log.ErrorContext(req.Context(), "rest: extension field", "field", f.Schema.Name, "title", title, "err", err)
 					continue
 				}
 			}
 			for _, it := range shown {
 				v, err := f.Get(req, it)
 				if err != nil {
-					s.log.Error("rest: extension field", "field", f.Schema.Name, "title", title, "err", err)
+					s.log.ErrorContext(req.Context(), "rest: extension field", "field", f.Schema.Name, "title", title, "err", err)
 					continue
 				}
 				it.Set(f.Schema.Name, v)

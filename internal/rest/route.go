@@ -203,7 +203,10 @@ func (e *endpoint) accepts(method string) bool {
 
 // route is a registered route.
 type route struct {
-	key       string // full pattern, e.g. /svc/v2/posts/(?P<id>[\d]+)
+	key string // full pattern, e.g. /svc/v2/posts/(?P<id>[\d]+)
+	// label names the route in the request log and the metrics: the API
+	// prefix and key, e.g. /api/svc/v2/posts/(?P<id>[\d]+).
+	label     string
 	namespace string
 	literal   bool   // the pattern has no regexp syntax: compare directly
 	prefix    string // lower-cased literal prefix of the pattern

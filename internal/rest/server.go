@@ -20,9 +20,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -164,7 +166,8 @@ type Server struct {
 	comp       *compactor
 	log        *slog.Logger
 
-	cors *corsPolicy
+	// cors is the CORS policy, replaced whole by SetCORS.
+	cors atomic.Pointer[corsPolicy]
 
 	// extra holds the fields and collection args extensions registered.
 	extra fieldSet
@@ -222,8 +225,8 @@ func NewServer(cfg Config) *Server {
 		byKey: map[string]*route{},
 		comp:  newCompactor(cfg.Names),
 		log:   cfg.Logger,
-		cors:  newCORSPolicy(cfg.CORS, cfg.Names),
 	}
+	s.cors.Store(newCORSPolicy(cfg.CORS, cfg.Names))
 	if cfg.Cache != nil && cfg.Cache.Version != nil {
 		s.cache = newResponseCache(*cfg.Cache)
 	}
@@ -238,6 +241,13 @@ func NewServer(cfg Config) *Server {
 
 // Names returns the server's names.
 func (s *Server) Names() Names { return s.cfg.Names }
+
+// SetCORS replaces the CORS policy while the server runs (a configuration
+// reload); requests under way keep the policy they started with.
+func (s *Server) SetCORS(c CORS) {
+	s.cors.Store(newCORSPolicy(c, s.cfg.Names))
+	s.cfg.CORS = c
+}
 
 // Config returns the server's configuration with defaults applied.
 func (s *Server) Config() Config { return s.cfg }
@@ -297,6 +307,7 @@ func (s *Server) add(namespace, key string, def *Route) {
 	if err != nil {
 		panic(fmt.Errorf("rest: register: %w", err))
 	}
+	rt.label = s.cfg.Names.Prefix + key
 	if old, ok := s.byKey[key]; ok {
 		for i, r := range s.routes {
 			if r == old {
@@ -396,7 +407,7 @@ func (s *Server) bind(req *Request) bool {
 func (s *Server) execute(req *Request) (resp *Response) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("rest: panic in handler", "method", req.Method, "path", req.Path, "panic", p, "stack", string(debug.Stack()))
+			s.log.ErrorContext(req.Context(), "rest: panic in handler", "method", req.Method, "path", req.Path, "panic", p, "stack", string(debug.Stack()))
 			resp = errorResponse(NewError("rest_internal_error", http.StatusInternalServerError, msgInternal))
 		}
 	}()
@@ -458,16 +469,16 @@ func (s *Server) apiError(req *Request, err error) *Error {
 		return NewError(au.Code, au.Status, au.Message)
 	}
 	if errors.Is(err, store.ErrUnavailable) {
-		s.log.Warn("rest: database unavailable", "method", req.Method, "path", req.Path, "err", err)
+		s.log.WarnContext(req.Context(), "rest: database unavailable", "method", req.Method, "path", req.Path, "err", err)
 		return NewError("rest_database_unavailable", http.StatusServiceUnavailable, msgDatabaseUnavailable)
 	}
 	if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
 		// The client went away: nothing is wrong with the server, and a
 		// client must not be able to fill the log at will.
-		s.log.Debug("rest: client closed the request", "method", req.Method, "path", req.Path)
+		s.log.DebugContext(req.Context(), "rest: client closed the request", "method", req.Method, "path", req.Path)
 		return NewError("rest_request_canceled", StatusClientClosedRequest, "The client closed the request.")
 	}
-	s.log.Error("rest: request failed", "method", req.Method, "path", req.Path, "err", err)
+	s.log.ErrorContext(req.Context(), "rest: request failed", "method", req.Method, "path", req.Path, "err", err)
 	return NewError("rest_internal_error", http.StatusInternalServerError, msgInternal)
 }
 
@@ -489,7 +500,7 @@ func (s *Server) allowed(req *Request, e *endpoint) (ok bool) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("rest: panic in permission check", "path", req.Path, "panic", p)
+			s.log.ErrorContext(req.Context(), "rest: panic in permission check", "path", req.Path, "panic", p)
 			ok = false
 		}
 	}()
@@ -561,7 +572,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Content-Type"] = hdrJSON
 	h["X-Content-Type-Options"] = hdrNosniff
-	if s.cors.setHeaders(h, r) {
+	if s.cors.Load().setHeaders(h, r) {
 		// A preflight is answered before authentication: browsers send it
 		// without credentials, also for routes that need them.
 		delete(h, "Content-Type")
@@ -571,7 +582,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("rest: panic while serving", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			s.log.ErrorContext(r.Context(), "rest: panic while serving", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			s.writeError(w, NewError("rest_internal_error", http.StatusInternalServerError, msgInternal))
 		}
 	}()
@@ -637,6 +648,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u, err := s.cfg.Authenticate(r)
 		if err != nil {
 			resp = errorResponse(s.apiError(req, err))
+			if rt, _ := s.findAny(path); rt != nil {
+				// Refused credentials still count under their route.
+				reqlog.SetRoute(r.Context(), rt.label)
+			}
 			var au *auth.Error
 			if errors.As(err, &au) && au.RetryAfterSeconds() > 0 {
 				resp.SetHeader("Retry-After", strconv.Itoa(au.RetryAfterSeconds()))
@@ -666,6 +681,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				version = v
 				if s.cache != nil {
 					if e := s.cache.get(key, v); e != nil {
+						reqlog.SetRoute(r.Context(), e.route)
 						if e.etag != "" {
 							if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, e.etag) {
 								notModified(w, e.etag)
@@ -704,6 +720,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.addAllow(req, resp)
 		}
+		if req.rt != nil {
+			reqlog.SetRoute(r.Context(), req.rt.label)
+		}
 	}
 	if form != nil {
 		defer func() { _ = form.RemoveAll() }()
@@ -728,7 +747,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead || rec.status == http.StatusNotModified {
 		return // no body to keep
 	}
-	s.cache.put(key, &cachedResponse{version: version, status: rec.status, header: hdr, body: body, etag: h.Get("ETag")})
+	route := ""
+	if req.rt != nil {
+		route = req.rt.label
+	}
+	s.cache.put(key, &cachedResponse{version: version, status: rec.status, header: hdr, body: body, etag: h.Get("ETag"), route: route})
 }
 
 // write encodes resp and sends it. embed holds the values of the _embed

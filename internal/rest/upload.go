@@ -137,7 +137,7 @@ func (s *Server) uploadError(req *Request, err error, parse string) *Error {
 	}
 	var we *errUploadWrite
 	if errors.As(err, &we) {
-		s.log.Error("rest: storing upload", "path", req.Path, "err", err)
+		s.log.ErrorContext(req.Context(), "rest: storing upload", "path", req.Path, "err", err)
 		return NewError("rest_upload_file_error", http.StatusInternalServerError, "Could not write the uploaded file.")
 	}
 	return NewError("rest_invalid_body", http.StatusBadRequest, parse)

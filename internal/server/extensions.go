@@ -69,7 +69,8 @@ func (s *Server) startExtensions(ctx context.Context, api *extension.API, rs *re
 		return fmt.Errorf("webhooks: %w", err)
 	}
 	endpoints.RegisterWebhooks(rs, site, svc)
-	w := &webhooks.Worker{Store: st, Render: webhooks.APIRenderer(rs, site), Logger: s.logger, Targets: targets}
+	w := &webhooks.Worker{Store: st, Render: webhooks.APIRenderer(rs, site), Logger: s.logger, Targets: targets,
+		Observe: s.metrics.Delivery}
 	w.Init()
 	em := &webhooks.Emitter{Notify: w.Wake}
 	api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: "webhooks_outbox", Priority: 1000,

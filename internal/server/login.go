@@ -111,7 +111,7 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 			s.loginPage(w, r, http.StatusTooManyRequests, redirect, login, throttledMessage(secs), true)
 			return
 		case err != nil:
-			s.logger.Error("sign in", "err", err)
+			s.logger.ErrorContext(r.Context(), "sign in", "err", err)
 			s.loginPage(w, r, http.StatusInternalServerError, redirect, login, msgLoginError, true)
 			return
 		}
@@ -157,7 +157,7 @@ func (s *Server) serveLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.sessions.SignOut(r); err != nil {
-		s.logger.Error("sign out", "err", err)
+		s.logger.ErrorContext(r.Context(), "sign out", "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	}
@@ -250,7 +250,7 @@ type apiSettings struct {
 func (s *Server) settingsObject(r *http.Request) string {
 	u, token, err := s.sessions.Session(r)
 	if err != nil {
-		s.logger.Warn("page session", "err", err)
+		s.logger.WarnContext(r.Context(), "page session", "err", err)
 		return ""
 	}
 	if u == nil {
@@ -318,7 +318,7 @@ func (s *Server) serveNonce(w http.ResponseWriter, r *http.Request) {
 	}
 	u, token, err := s.sessions.Session(r)
 	if err != nil {
-		s.logger.Error("nonce endpoint session", "err", err)
+		s.logger.ErrorContext(r.Context(), "nonce endpoint session", "err", err)
 		answer(http.StatusInternalServerError, nonceText)
 		return
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/folio-server/folio/internal/extension"
 	"github.com/folio-server/folio/internal/forwarded"
 	"github.com/folio-server/folio/internal/media"
+	"github.com/folio-server/folio/internal/metrics"
+	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/postgres"
@@ -72,6 +74,17 @@ type Server struct {
 	// front is the built-in reader (frontend.go), nil when [site]
 	// front_end is not "builtin".
 	front http.Handler
+	// metrics counts requests and reads the site's gauges (ops.go);
+	// ready holds the checks of /readyz.
+	metrics *metrics.Metrics
+	ready   readiness
+	// labels are the route labels of the paths served outside the API.
+	labels siteLabels
+}
+
+// siteLabels are route labels (reqlog) made once from the names.
+type siteLabels struct {
+	openAPI, docs, nonce string
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
@@ -145,6 +158,8 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Server,
 }
 
 func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st store.Store, names rest.Names, exts ...extension.Extension) (*Server, error) {
+	// Every line logged with a request's context names its request id.
+	logger = slog.New(reqlog.NewHandler(logger.Handler()))
 	api, cfg, err := newExtensionAPI(cfg, logger, exts)
 	if err != nil {
 		return nil, err
@@ -168,7 +183,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	if err := site.MediaConfigError(); err != nil {
 		return nil, fmt.Errorf("media.allowed_types: %w", err)
 	}
-	authenticate := auth.Chain(&auth.BasicAuth{
+	chain := auth.Chain(&auth.BasicAuth{
 		Users:    st,
 		Apps:     st,
 		Roles:    site.Roles(),
@@ -176,6 +191,14 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		Logger:   logger,
 		Throttle: throttle,
 	}, sessions)
+	// The caller it finds is named in the request's log line.
+	authenticate := func(r *http.Request) (*auth.User, error) {
+		u, err := chain(r)
+		if u != nil {
+			reqlog.SetUser(r.Context(), u.ID())
+		}
+		return u, err
+	}
 	var cache *rest.CacheConfig
 	if cfg.Cache.ResponsesOn() {
 		cache = &rest.CacheConfig{
@@ -213,12 +236,15 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		return nil, err
 	}
 	endpoints.Register(rs, site)
-	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate, api: rs}
+	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate, api: rs,
+		metrics: metrics.New()}
 	ne, err := url.Parse(names.NonceEndpoint)
 	if err != nil || !strings.HasPrefix(ne.Path, "/") {
 		return nil, fmt.Errorf("nonce endpoint %q: not a site path", names.NonceEndpoint)
 	}
 	s.noncePath, s.nonceQuery = ne.Path, ne.Query()
+	prefix := strings.TrimRight(names.Prefix, "/")
+	s.labels = siteLabels{openAPI: prefix + openAPIPath, docs: prefix + docsPath, nonce: s.noncePath}
 	if err := s.startExtensions(ctx, api, rs, site, st); err != nil {
 		return nil, err
 	}
@@ -228,7 +254,11 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	// The outermost handler works out each request's client address and
 	// scheme once (believing trusted proxies only); every layer below
 	// reads them from the request's context.
-	s.handler = forwarded.NewResolver(cfg.Server.TrustedProxy).Handler(s.routes(rs))
+	s.handler = s.observe(forwarded.NewResolver(cfg.Server.TrustedProxy), s.routes(rs))
+	s.ready = s.newReadiness()
+	if err := s.registerMetrics(rs); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	// Greeting tells how to create the first administrator.
 	if err := s.initSetup(ctx); err != nil {
 		return nil, err
@@ -270,34 +300,58 @@ func (s *Server) routes(api http.Handler) http.Handler {
 	prefix := strings.TrimRight(s.names.Prefix, "/")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
+		// in names the route for the request log and the metrics (the
+		// API names its own).
+		in := reqlog.FromContext(r.Context())
+		if in == nil {
+			in = &reqlog.Info{}
+		}
 		switch {
+		case p == HealthPath:
+			in.Route, in.Quiet = HealthPath, true
+			s.serveHealth(w, r)
+		case p == ReadyPath:
+			in.Route, in.Quiet = ReadyPath, true
+			s.serveReady(w, r)
 		case p == prefix+openAPIPath:
+			in.Route = s.labels.openAPI
 			s.serveOpenAPI(w, r)
 		case p == prefix+docsPath || p == prefix+docsPath+"/":
+			in.Route = s.labels.docs
 			s.serveAPIDocs(w, r)
 		case p == prefix || strings.HasPrefix(p, prefix+"/"):
 			api.ServeHTTP(w, r)
 		case p == "/" && r.URL.Query().Get("rest_route") != "":
 			api.ServeHTTP(w, restRouteRequest(r, prefix))
 		case p == "/":
+			in.Route = "/"
 			s.serveRoot(w, r)
 		case p == "/login":
+			in.Route = "/login"
 			s.serveLogin(w, r)
 		case p == "/favicon.ico":
+			in.Route = "/favicon.ico"
 			s.serveFavicon(w, r)
 		case p == "/logout":
+			in.Route = "/logout"
 			s.serveLogout(w, r)
 		case p == s.noncePath:
+			in.Route = s.labels.nonce
 			s.serveNonce(w, r)
 		case strings.HasPrefix(p, UploadsPrefix):
+			in.Route = routeUploads
 			s.serveUploads(w, r)
 		case strings.HasPrefix(p, assetsPrefix):
+			in.Route = routeAssets
 			s.serveAsset(w, r)
 		case p == setupPath:
+			in.Route = setupPath
 			s.serveSetup(w, r)
 		case p == "/admin" || strings.HasPrefix(p, adminPath):
+			in.Route = routeAdmin
 			s.serveAdmin(w, r)
 		default:
+			in.Route = routeFrontEnd
 			s.serveFrontEnd(w, r)
 		}
 	})

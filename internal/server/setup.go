@@ -220,7 +220,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 	}
 	state, err := s.checkSetupToken(ctx, form.Token)
 	if err != nil {
-		s.logger.Error("setup page", "err", err)
+		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	}
@@ -248,7 +248,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg, err := s.setupTaken(ctx, form.Login, form.Email); err != nil {
-		s.logger.Error("setup page", "err", err)
+		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	} else if msg != "" {
@@ -261,7 +261,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 	claim := newSetupToken()
 	got, err := s.store.AddOption(ctx, setupUsedOption(form.Token), claim)
 	if err != nil {
-		s.logger.Error("setup page", "err", err)
+		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	}
@@ -275,10 +275,10 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.site.CreateUser(ctx, operator, in, nil); err != nil {
 		// The token is spent; the person who held it gets a fresh one
 		// with the form again.
-		s.logger.Error("setup page: create administrator", "err", err)
+		s.logger.ErrorContext(r.Context(), "setup page: create administrator", "err", err)
 		form.Token = newSetupToken()
 		if serr := s.store.SetOption(ctx, setupTokenOption, form.Token); serr != nil {
-			s.logger.Error("setup page", "err", serr)
+			s.logger.ErrorContext(r.Context(), "setup page", "err", serr)
 			http.Error(w, "500 internal server error", http.StatusInternalServerError)
 			return
 		}
@@ -291,9 +291,9 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.store.SetOption(ctx, setupTokenOption, ""); err != nil {
-		s.logger.Warn("setup page: clear the setup token", "err", err)
+		s.logger.WarnContext(r.Context(), "setup page: clear the setup token", "err", err)
 	}
-	s.logger.Info("first administrator created in the browser", "login", form.Login)
+	s.logger.InfoContext(r.Context(), "first administrator created in the browser", "login", form.Login)
 	in2, err := s.sessions.SignIn(ctx, auth.Attempt{
 		Login:     form.Login,
 		Password:  password,
@@ -301,7 +301,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 		UserAgent: forwarded.UserAgent(r),
 	})
 	if err != nil {
-		s.logger.Error("setup page: sign in", "err", err)
+		s.logger.ErrorContext(r.Context(), "setup page: sign in", "err", err)
 		http.Redirect(w, r, "/login?redirect_to="+adminPath, http.StatusSeeOther)
 		return
 	}
@@ -370,7 +370,7 @@ func (s *Server) setupTaken(ctx context.Context, login, email string) (string, e
 func (s *Server) setupPage(w http.ResponseWriter, r *http.Request, status int, form setupForm) {
 	var b bytes.Buffer
 	if err := setupTemplate.Execute(&b, form); err != nil {
-		s.logger.Error("setup page", "err", err)
+		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	}

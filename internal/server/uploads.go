@@ -52,7 +52,7 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 	}
 	p, ok, err := s.site.MediaFile(ctx, u, key)
 	if err != nil {
-		s.logger.Warn("serving upload", "path", key, "err", err)
+		s.logger.WarnContext(r.Context(), "serving upload", "path", key, "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	}
@@ -66,7 +66,7 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.logger.Warn("serving upload", "path", key, "err", err)
+		s.logger.WarnContext(r.Context(), "serving upload", "path", key, "err", err)
 		http.Error(w, "500 internal server error", http.StatusInternalServerError)
 		return
 	}

@@ -108,6 +108,10 @@ type Worker struct {
 	Backoff func(attempts int) time.Duration
 	Now     func() time.Time
 	Logger  *slog.Logger
+	// Observe, when set, is told the outcome of every recorded attempt:
+	// "delivered", "retry" (failed, to be tried again) or "failed" (given
+	// up), for the metrics.
+	Observe func(outcome string)
 
 	wake   chan struct{}
 	client *http.Client
@@ -337,5 +341,18 @@ func (w *Worker) complete(ctx context.Context, d *store.WebhookDelivery, res sto
 	if res.Status != store.DeliveryPending {
 		res.NextAttempt = d.NextAttempt
 	}
-	return w.Store.CompleteDelivery(ctx, d.ID, w.Owner, res)
+	if err := w.Store.CompleteDelivery(ctx, d.ID, w.Owner, res); err != nil {
+		return err
+	}
+	if w.Observe != nil {
+		switch res.Status {
+		case store.DeliveryDelivered:
+			w.Observe("delivered")
+		case store.DeliveryPending:
+			w.Observe("retry")
+		default:
+			w.Observe("failed")
+		}
+	}
+	return nil
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 // folioBin is the binary built once for the end-to-end tests.
@@ -482,7 +484,9 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	row := regexp.MustCompile(`(?m)^\| (.+?) \| (\d+) \| \d+ \| [\d.]+ ms \| [\d.]+ ms \| (\d+) \| [\d.]+ \|$`)
 	rows := row.FindAllStringSubmatch(r.stdout, -1)
-	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts?_fields=id,title,link", "GET /posts/<id>", "POST /posts"}
+	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts?_fields=id,title,link", "GET /posts/<id>",
+		"GET /posts?search=<common word>", "GET /posts?search=<rare word>", "GET /posts?search=<two words>", "GET /posts?page=<deep>",
+		"POST /posts", "GET /posts after a write"}
 	if len(rows) != len(names) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(names), r.stdout)
 	}
@@ -493,5 +497,36 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "peak RSS") || strings.Contains(r.stdout, "peak RSS n/a") {
 		t.Errorf("no server memory in report:\n%s", r.stdout)
+	}
+}
+
+// TestBenchOnSeveralNodes runs `folio bench --nodes 2` on PostgreSQL: two
+// serve processes share the database and the load.
+func TestBenchOnSeveralNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark")
+	}
+	url := storetest.PostgresURL(t)
+	t.Parallel()
+	r := run(t, nil, "bench", "--database", url, "--nodes", "2", "--posts", "30", "--duration", "300ms", "--connections", "2", "--only", "GET /posts/<id>,POST /posts")
+	if r.code != 0 {
+		t.Fatalf("bench --nodes 2: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "2 folio nodes") || !strings.Contains(r.stderr, "folio node 2 at http://127.0.0.1:") {
+		t.Errorf("the report does not say two nodes ran:\n%s\n%s", r.stdout, r.stderr)
+	}
+	row := regexp.MustCompile(`(?m)^\| (GET /posts/<id>|POST /posts) \| (\d+) \| \d+ \| [\d.]+ ms \| [\d.]+ ms \| (\d+) \|`)
+	rows := row.FindAllStringSubmatch(r.stdout, -1)
+	if len(rows) != 2 {
+		t.Fatalf("rows %v:\n%s", rows, r.stdout)
+	}
+	for _, m := range rows {
+		if m[2] == "0" || m[3] != "0" {
+			t.Errorf("%s: %s requests, %s errors", m[1], m[2], m[3])
+		}
+	}
+	// SQLite is served by one node.
+	if r := run(t, nil, "bench", "--nodes", "2", "--posts", "1"); r.code == 0 || !strings.Contains(r.stderr, "shared database") {
+		t.Errorf("bench --nodes 2 on SQLite: exit %d %s", r.code, r.stderr)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-server/folio/internal/rest"
@@ -34,6 +35,8 @@ const (
 	DefaultMaxRequests = 500000
 	// DefaultAuthors is how many authors own the seeded posts.
 	DefaultAuthors = 4
+	// MaxNodes bounds Options.Nodes: the nodes share this machine.
+	MaxNodes = 8
 )
 
 // The administrator the benchmark creates to post with.
@@ -74,6 +77,10 @@ type Options struct {
 	// Only, when not empty, runs only the scenarios whose names contain
 	// one of these strings (hello, the baseline, always runs).
 	Only []string
+	// Nodes is how many `folio serve` processes serve the site at once
+	// (PostgreSQL only; default 1). The load's requests go to them in
+	// turn, as a round-robin load balancer would send them.
+	Nodes int
 }
 
 // runs reports whether the scenario named name is to run.
@@ -105,6 +112,15 @@ func (o *Options) defaults() error {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	if o.Nodes <= 0 {
+		o.Nodes = 1
+	}
+	if o.Nodes > 1 && o.Database == "" {
+		return fmt.Errorf("nodes %d: several nodes need a shared database (--database postgres://...); a SQLite site is served by one node", o.Nodes)
+	}
+	if o.Nodes > MaxNodes {
+		return fmt.Errorf("nodes %d: at most %d", o.Nodes, MaxNodes)
+	}
 	if o.Database != "" && !strings.HasPrefix(o.Database, "postgres://") && !strings.HasPrefix(o.Database, "postgresql://") {
 		return fmt.Errorf("database %q: want a postgres:// URL", o.Database)
 	}
@@ -135,12 +151,14 @@ type Report struct {
 	Backend string
 	// ResponseCache says whether the server's response cache was on.
 	ResponseCache bool
-	Posts         int
-	Connections   int
-	Duration      time.Duration
-	CPUs          int
-	GoVersion     string
-	Scenarios     []Scenario
+	// Nodes is how many folio processes served the load.
+	Nodes       int
+	Posts       int
+	Connections int
+	Duration    time.Duration
+	CPUs        int
+	GoVersion   string
+	Scenarios   []Scenario
 	// Server is the folio server's memory after the run (Peak is VmHWM).
 	Server Memory
 	// Hello is the hello server's memory, for scale.
@@ -200,21 +218,34 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.NoResponseCache {
 		serverEnv = append(serverEnv, "FOLIO_RESPONSE_CACHE=off")
 	}
-	folio, err := startProcess(ctx, opts.Exe, serverEnv, append([]string{"serve", "--addr", "127.0.0.1:0"}, site...)...)
-	if err != nil {
-		return nil, err
+	nodes := make([]*process, 0, opts.Nodes)
+	defer func() {
+		for _, n := range nodes {
+			n.stop(20 * time.Second)
+		}
+	}()
+	for range opts.Nodes {
+		n, err := startProcess(ctx, opts.Exe, serverEnv, append([]string{"serve", "--addr", "127.0.0.1:0"}, site...)...)
+		if err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, n)
 	}
-	defer folio.stop(20 * time.Second)
+	folio := nodes[0]
 	hello, err := startProcess(ctx, opts.Exe, nil, "bench-hello", "--addr", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	defer hello.stop(5 * time.Second)
-	logf("folio at %s (pid %d), hello at %s (pid %d)", folio.URL, folio.Pid(), hello.URL, hello.Pid())
+	for i, n := range nodes {
+		logf("folio node %d at %s (pid %d)", i+1, n.URL, n.Pid())
+	}
+	logf("hello at %s (pid %d)", hello.URL, hello.Pid())
 
 	rep := &Report{
 		Backend:       backend,
 		ResponseCache: !opts.NoResponseCache,
+		Nodes:         opts.Nodes,
 		Posts:         opts.Posts,
 		Connections:   opts.Connections,
 		Duration:      opts.Duration,
@@ -233,7 +264,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			Connections: opts.Connections,
 			Duration:    opts.Duration,
 			MaxRequests: opts.MaxRequests,
-			NewRequest:  sc.build,
+			NewRequest:  spread(sc.build, nodes),
 		}
 		// A short warm-up, not measured, fills caches and the pool.
 		warm := load
@@ -263,6 +294,30 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Hello = m
 	}
 	return rep, nil
+}
+
+// spread sends the requests build makes for the first node to every node
+// in turn (round robin); requests to other hosts (hello) are left alone.
+func spread(build func(context.Context, *rand.Rand) (*http.Request, error), nodes []*process) func(context.Context, *rand.Rand) (*http.Request, error) {
+	if len(nodes) < 2 {
+		return build
+	}
+	hosts := make([]string, len(nodes))
+	for i, n := range nodes {
+		if u, err := url.Parse(n.URL); err == nil {
+			hosts[i] = u.Host
+		}
+	}
+	var next atomic.Uint64
+	return func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		req, err := build(ctx, rng)
+		if err != nil || req.URL.Host != hosts[0] {
+			return req, err
+		}
+		h := hosts[next.Add(1)%uint64(len(hosts))]
+		req.URL.Host, req.Host = h, h
+		return req, nil
+	}
 }
 
 // seed opens the store at where and fills it with authors and posts.
@@ -435,9 +490,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.ResponseCache {
 		cache = "on"
 	}
+	if r.Nodes > 1 {
+		fmt.Fprintf(&b, "%d folio nodes, requests in turn. ", r.Nodes)
+	}
 	fmt.Fprintf(&b, "Response cache %s. %d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", cache, r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
 	r.writeTable(&b)
-	fmt.Fprintf(&b, "\nServer memory: peak RSS %s, RSS at end %s (hello server peak %s).\n", mib(r.Server.Peak), mib(r.Server.RSS), mib(r.Hello.Peak))
+	node := ""
+	if r.Nodes > 1 {
+		node = " (node 1)"
+	}
+	fmt.Fprintf(&b, "\nServer memory%s: peak RSS %s, RSS at end %s (hello server peak %s).\n", node, mib(r.Server.Peak), mib(r.Server.RSS), mib(r.Hello.Peak))
 	for _, s := range r.Scenarios {
 		if s.FirstError != "" {
 			fmt.Fprintf(&b, "\nFirst error in %s: %s\n", s.Name, s.FirstError)

@@ -461,3 +461,50 @@ func TestReportMarkdown(t *testing.T) {
 }
 
 func currentPid() int { return os.Getpid() }
+
+func TestSpreadSendsTheFirstNodesRequestsToEveryNodeInTurn(t *testing.T) {
+	nodes := []*process{{URL: "http://127.0.0.1:1001"}, {URL: "http://127.0.0.1:1002"}, {URL: "http://127.0.0.1:1003"}}
+	target := "http://127.0.0.1:1001/api/svc/v2/posts"
+	build := spread(get(target), nodes)
+	seen := map[string]int{}
+	for range 9 {
+		req, err := build(context.Background(), rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.URL.Path != "/api/svc/v2/posts" || req.Host != req.URL.Host {
+			t.Fatalf("request rewritten wrongly: %s (Host %s)", req.URL, req.Host)
+		}
+		seen[req.URL.Host]++
+	}
+	for _, n := range []string{"127.0.0.1:1001", "127.0.0.1:1002", "127.0.0.1:1003"} {
+		if seen[n] != 3 {
+			t.Errorf("node %s got %d of 9 requests: %v", n, seen[n], seen)
+		}
+	}
+	// Requests to another server (hello) are not spread.
+	hello := spread(get("http://127.0.0.1:2000/"), nodes)
+	if req, _ := hello(context.Background(), nil); req.URL.Host != "127.0.0.1:2000" {
+		t.Errorf("hello request sent to %s", req.URL.Host)
+	}
+	// One node: the builder is used as it is.
+	one := spread(get(target), nodes[:1])
+	if req, _ := one(context.Background(), nil); req.URL.Host != "127.0.0.1:1001" {
+		t.Errorf("single node request sent to %s", req.URL.Host)
+	}
+}
+
+func TestSeveralNodesNeedASharedDatabase(t *testing.T) {
+	o := Options{Nodes: 3, OpenStore: func(context.Context, string) (store.Store, error) { return nil, nil }, Exe: "folio"}
+	if err := o.defaults(); err == nil || !strings.Contains(err.Error(), "shared database") {
+		t.Fatalf("3 nodes on SQLite: %v", err)
+	}
+	o = Options{Nodes: MaxNodes + 1, Database: "postgres://x", OpenStore: o.OpenStore, Exe: "folio"}
+	if err := o.defaults(); err == nil {
+		t.Fatal("more than MaxNodes accepted")
+	}
+	o = Options{Database: "postgres://x", OpenStore: o.OpenStore, Exe: "folio"}
+	if err := o.defaults(); err != nil || o.Nodes != 1 {
+		t.Fatalf("default nodes = %d, %v", o.Nodes, err)
+	}
+}

@@ -600,3 +600,24 @@ func TestRequestLogNamesTheUserOfAPrivateUpload(t *testing.T) {
 		t.Errorf("upload request line = %v, want user %d", lines, o.uid)
 	}
 }
+
+func TestAClientThatWentAwayIsLoggedAndCountedAs499(t *testing.T) {
+	t.Parallel()
+	o := newOpsSite(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := o.do("GET", "/api/svc/v2/posts", nil, func(r *http.Request) {
+		*r = *r.WithContext(ctx)
+		r.Header.Set("X-Request-Id", "gone-1")
+	})
+	if rec.Code != 499 {
+		t.Fatalf("GET with the client gone = %d, want 499", rec.Code)
+	}
+	lines := o.requestLines("gone-1")
+	if len(lines) != 1 || lines[0]["status"] != float64(499) || lines[0]["level"] != "INFO" {
+		t.Errorf("request lines = %v, want one INFO line with status 499", lines)
+	}
+	if !strings.Contains(o.scrape(), `folio_http_requests_total{code="4xx",method="GET",route="/api/svc/v2/posts"} 1`) {
+		t.Error("the 499 is not counted as 4xx")
+	}
+}

@@ -243,10 +243,10 @@ func NewServer(cfg Config) *Server {
 func (s *Server) Names() Names { return s.cfg.Names }
 
 // SetCORS replaces the CORS policy while the server runs (a configuration
-// reload); requests under way keep the policy they started with.
+// reload); requests under way keep the policy they started with. Config
+// still reports the CORS the server was built with.
 func (s *Server) SetCORS(c CORS) {
 	s.cors.Store(newCORSPolicy(c, s.cfg.Names))
-	s.cfg.CORS = c
 }
 
 // Config returns the server's configuration with defaults applied.

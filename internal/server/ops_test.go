@@ -483,6 +483,21 @@ func TestReloadChangesTheCORSAllowlist(t *testing.T) {
 	if got := o.do("GET", "/api/svc/v2/posts", nil, origin).Header().Get("Access-Control-Allow-Origin"); got != "https://app.example" {
 		t.Errorf("after reload: Access-Control-Allow-Origin = %q", got)
 	}
+	// Reloads while requests are served (run with -race).
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 25 {
+				o.do("GET", "/api/svc/v2/posts", nil, origin)
+			}
+		})
+	}
+	for i := range 25 {
+		c := cfg
+		c.CORS.AllowedOrigins = []string{"https://app.example", "https://other" + string(rune('a'+i)) + ".example"}
+		o.s.Reload(&c)
+	}
+	wg.Wait()
 }
 
 // scrape returns the text of the site's metrics listener handler.

@@ -211,7 +211,9 @@ func (s *Server) readyCheck(ctx context.Context, name string, check func(context
 func (s *Server) observe(res *forwarded.Resolver, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		in := &reqlog.Info{}
+		// One allocation holds the request's Info and its writer.
+		ob := &observed{statusWriter: statusWriter{ResponseWriter: w}}
+		in, lw := &ob.info, &ob.statusWriter
 		if id := r.Header.Get(reqlog.Header); reqlog.SaneID(id) {
 			in.ID = id
 		} else {
@@ -220,7 +222,6 @@ func (s *Server) observe(res *forwarded.Resolver, next http.Handler) http.Handle
 		w.Header()[reqlog.Header] = []string{in.ID}
 		client := res.Resolve(r)
 		r = r.WithContext(reqlog.NewContext(forwarded.NewContext(r.Context(), client), in))
-		lw := &statusWriter{ResponseWriter: w}
 		s.metrics.Start()
 		completed := false
 		defer func() {
@@ -238,6 +239,12 @@ func (s *Server) observe(res *forwarded.Resolver, next http.Handler) http.Handle
 		next.ServeHTTP(lw, r)
 		completed = true
 	})
+}
+
+// observed is what observe keeps about one request.
+type observed struct {
+	statusWriter
+	info reqlog.Info
 }
 
 // maxLoggedPath bounds the path in a request's log line.

@@ -56,7 +56,7 @@ func newServeCmd(exts []extension.Extension) *cobra.Command {
 			var mln net.Listener
 			if cfg.Server.MetricsAddr != "" {
 				if mln, err = net.Listen("tcp", cfg.Server.MetricsAddr); err != nil {
-					return fmt.Errorf("metrics: %w", listenError(cfg.Server.MetricsAddr, err))
+					return fmt.Errorf("listen for metrics on %s (--metrics-addr): %w", cfg.Server.MetricsAddr, err)
 				}
 				defer mln.Close()
 			}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -267,11 +268,17 @@ const adaptiveMatches = 2000
 // index until a page is full is cheap for a common word and reads the
 // whole index for a rare one.
 func (o ops) listSearch(ctx context.Context, q *store.PostQuery, a *Args, guard string) ([]*store.Post, error) {
+	// The guard goes in each branch's LIMIT, evaluated once before the
+	// branch runs: a branch whose LIMIT is 0 reads nothing.
+	limit := int64(q.Limit)
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
 	branch := func(seek bool, test string) string {
 		c := o.db.postFilter(q, a, seek)
-		c.add(`(` + guard + `) ` + test)
 		return `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
-			o.db.limitClause(q.Limit, q.Offset, a) + `)`
+			` LIMIT CASE WHEN (` + guard + `) ` + test + ` THEN ` + a.Add(limit) + ` ELSE 0 END OFFSET ` +
+			a.Add(int64(max(q.Offset, 0))) + `)`
 	}
 	query := branch(true, `<= `+strconv.Itoa(adaptiveMatches)) + ` UNION ALL ` +
 		branch(false, `> `+strconv.Itoa(adaptiveMatches)) + o.db.postOrder(q, a)

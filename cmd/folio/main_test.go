@@ -508,7 +508,7 @@ func TestBenchOnSeveralNodes(t *testing.T) {
 	}
 	url := storetest.PostgresURL(t)
 	t.Parallel()
-	r := run(t, nil, "bench", "--database", url, "--nodes", "2", "--posts", "30", "--duration", "300ms", "--connections", "2", "--only", "GET /posts/<id>,POST /posts")
+	r := run(t, nil, "bench", "--database", url, "--nodes", "2", "--posts", "30", "--duration", "2s", "--connections", "2", "--only", "GET /posts/<id>,POST /posts")
 	if r.code != 0 {
 		t.Fatalf("bench --nodes 2: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -230,7 +230,8 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 			AllowedOrigins: cfg.CORS.AllowedOrigins,
 			MaxAge:         time.Duration(cfg.CORS.MaxAgeSeconds) * time.Second,
 		},
-		Logger: logger,
+		RateLimit: newRateLimit(cfg, st, logger),
+		Logger:    logger,
 	})
 	if err := api.Install(site, rs); err != nil {
 		return nil, err

@@ -332,6 +332,7 @@ type Store interface {
 	AppPasswordStore
 	OptionStore
 	SessionStore
+	RateLimitStore
 	TermStore
 	CommentStore
 	MediaStore

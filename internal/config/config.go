@@ -85,12 +85,16 @@ type Config struct {
 	Limits     Limits     `toml:"limits"`
 	// Webhooks are outbound webhooks declared in the file ([[webhooks]]).
 	Webhooks []Webhook `toml:"webhooks"`
-	Media    Media     `toml:"media"`
-	DB       DB        `toml:"db"`
-	Cache    Cache     `toml:"cache"`
-	CORS     CORS      `toml:"cors"`
-	Server   Server    `toml:"server"`
-	Log      Log       `toml:"log"`
+	// WebhookRetention bounds the webhook events and delivery records
+	// kept ([webhook_retention]; the name [webhooks] is the list of
+	// declared webhooks).
+	WebhookRetention WebhookRetention `toml:"webhook_retention"`
+	Media            Media            `toml:"media"`
+	DB               DB               `toml:"db"`
+	Cache            Cache            `toml:"cache"`
+	CORS             CORS             `toml:"cors"`
+	Server           Server           `toml:"server"`
+	Log              Log              `toml:"log"`
 }
 
 // RedactURL returns a database URL fit for messages and logs: a password
@@ -747,6 +751,7 @@ func (c *Config) Normalize() error {
 		errs = append(errs, fmt.Errorf("limits.max_upload_bytes %d: must be positive", c.Limits.MaxUploadBytes))
 	}
 	errs = append(errs, c.normalizeRates()...)
+	errs = append(errs, c.normalizeRetention()...)
 	errs = append(errs, c.normalizeMedia()...)
 	errs = append(errs, c.normalizeCORS()...)
 	errs = append(errs, c.normalizeServer()...)

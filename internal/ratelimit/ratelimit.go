@@ -16,7 +16,6 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
@@ -96,7 +95,8 @@ type Buckets interface {
 }
 
 // Shared keeps the buckets in the store, so that every node using the
-// database takes from the same ones. Each take is one write.
+// database takes from the same ones. Each take is one write; idle buckets
+// are removed by the retention passes (package retention).
 type Shared struct {
 	Store store.RateLimitStore
 }
@@ -112,14 +112,6 @@ func (s Shared) Take(ctx context.Context, key string, rule Rule, now time.Time) 
 	return d, nil
 }
 
-// PruneInterval is how often at most a Limiter on Shared buckets removes
-// idle buckets from the store; PruneBatch is how many one statement
-// removes.
-const (
-	PruneInterval = 10 * time.Minute
-	PruneBatch    = 500
-)
-
 // Limiter decides whether a request may be served now.
 type Limiter struct {
 	// Anonymous are the budgets of each client address without a
@@ -132,8 +124,6 @@ type Limiter struct {
 	// Logger receives failures to take a token; the request is then
 	// served (a limit never turns a store hiccup into refusals).
 	Logger *slog.Logger
-
-	lastPrune atomic.Int64
 }
 
 func (l *Limiter) now() time.Time {
@@ -157,9 +147,7 @@ func (l *Limiter) Allow(ctx context.Context, c Class, uid int64, ip string) time
 	if rule.Rate <= 0 {
 		return 0
 	}
-	now := l.now()
-	l.prune(ctx, now)
-	d, err := l.Buckets.Take(ctx, key, rule, now)
+	d, err := l.Buckets.Take(ctx, key, rule, l.now())
 	if err != nil {
 		if l.Logger != nil {
 			l.Logger.Warn("rate limit not applied", "err", err)
@@ -167,31 +155,6 @@ func (l *Limiter) Allow(ctx context.Context, c Class, uid int64, ip string) time
 		return 0
 	}
 	return d
-}
-
-// prune removes the store's idle buckets at most once per PruneInterval
-// per Limiter, in batches.
-func (l *Limiter) prune(ctx context.Context, now time.Time) {
-	sh, ok := l.Buckets.(Shared)
-	if !ok {
-		return
-	}
-	last := l.lastPrune.Load()
-	if now.Unix()-last < int64(PruneInterval/time.Second) || !l.lastPrune.CompareAndSwap(last, now.Unix()) {
-		return
-	}
-	go func() {
-		ctx := context.WithoutCancel(ctx)
-		for {
-			n, err := sh.Store.DeleteRateBuckets(ctx, now, PruneBatch)
-			if err != nil && l.Logger != nil {
-				l.Logger.Warn("remove idle rate-limit buckets", "err", err)
-			}
-			if err != nil || n < PruneBatch {
-				return
-			}
-		}
-	}()
 }
 
 // addressKey names a client address in keys: a hash of the address, or

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
-	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/ratelimit"
+	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/store"
 )
 

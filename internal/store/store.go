@@ -333,6 +333,7 @@ type Store interface {
 	OptionStore
 	SessionStore
 	RateLimitStore
+	RetentionStore
 	TermStore
 	CommentStore
 	MediaStore

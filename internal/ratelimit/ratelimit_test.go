@@ -111,3 +111,19 @@ func TestLimiterKeysByClassUserAndAddress(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLimiterMemory measures one in-memory take, what each API
+// request costs on SQLite.
+func BenchmarkLimiterMemory(b *testing.B) {
+	l := &Limiter{Anonymous: rules(Rule{Rate: 1e9, Burst: 1000}), Buckets: &Memory{}}
+	ctx := context.Background()
+	ips := make([]string, 256)
+	for i := range ips {
+		ips[i] = "192.0.2." + strconv.Itoa(i)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		l.Allow(ctx, Read, 0, ips[i%len(ips)])
+	}
+}

@@ -11,13 +11,22 @@ import (
 // TakeRateToken takes one token from the bucket key at now (see
 // store.RateLimitStore). The check and the take are one conditional
 // upsert, atomic on both databases; only a refused take reads the bucket
-// again to say how long to wait. Times are Unix microseconds.
+// again to say how long to wait. Outside a caller's transaction its commit
+// does not wait for the disk where the database allows it (Dialect.NoWait).
+// Times are Unix microseconds.
 func (o ops) TakeRateToken(ctx context.Context, key string, now time.Time, interval time.Duration, burst int) (time.Duration, error) {
 	t := now.UnixMicro()
 	iv := max(interval.Microseconds(), 1)
 	limit := t + int64(max(burst, 1))*iv
 	var wait time.Duration
 	err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if nw := o.db.d.NoWait(); nw != "" && o.tx == nil {
+			// A bucket lost in a crash only gives a caller a few
+			// requests more.
+			if _, err := q.exec(ctx, nw); err != nil {
+				return false, o.db.fail("take rate token", err)
+			}
+		}
 		taken := false
 		err := q.query(ctx, func(Rows) error { taken = true; return nil },
 			`INSERT INTO rate_limits (key, tat) VALUES ($1, $2)

@@ -478,7 +478,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 			return nil, fmt.Errorf("create comment: %w", err)
 		}
 		if wait > 0 {
-			return nil, &Error{Code: "comment_flood", Message: "You are posting comments too quickly. Slow down.", Status: 429}
+			return nil, &Error{Code: "comment_flood", Message: "You are posting comments too quickly. Slow down.", Status: 429, RetryAfter: wait}
 		}
 	}
 	if c.Approved, err = s.approval(ctx, c, post, set); err != nil {

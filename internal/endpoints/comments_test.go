@@ -272,6 +272,9 @@ func TestCommentFloodAndDuplicate(t *testing.T) {
 	r := e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "second", "author_name": "H", "author_email": "h@example.com"},
 		"X-Forwarded-For", "198.51.100.7")
 	r.wantError(429, "comment_flood")
+	if ra := r.Header.Get("Retry-After"); ra != "15" {
+		t.Errorf("comment_flood Retry-After %q, want 15", ra)
+	}
 	// The flood is counted per (address, user): a signed-in user at the
 	// guest's address is not held back by the guest, but by their own
 	// comments.

@@ -51,7 +51,8 @@ export function folioBinary() {
 // --config) before the server starts. The server runs with the FOLIO_*
 // variables of the environment removed, so an inherited FOLIO_COMPAT or
 // FOLIO_DATABASE_URL cannot change what the test asked for, and it is
-// killed if the test process exits without stopping it.
+// killed if the test process exits without stopping it. The API rate
+// limits are off.
 export async function startFolio({ compat, config, label = 'tests', importWXR = [] } = {}) {
 	const bin = await folioBinary();
 	const data = await mkdtemp(path.join(tmpdir(), 'folio-test-data-'));
@@ -65,6 +66,9 @@ export async function startFolio({ compat, config, label = 'tests', importWXR = 
 		args.push('--config', file);
 	}
 	const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOLIO_')));
+	// The suites seed and click far faster than a person: the API rate
+	// limits (tested in internal/server) are off.
+	env.FOLIO_RATE_LIMITS = 'off';
 	if (importWXR.length) {
 		const imp = ['import', 'wxr', '--data', data];
 		if (config !== undefined) {

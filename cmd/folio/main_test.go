@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store/storetest"
 )
 
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 }
 
 // cleanEnv is the test process's environment without FOLIO_* variables,
-// plus extra.
+// with the API rate limits off, plus extra.
 func cleanEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -53,6 +54,9 @@ func cleanEnv(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
+	// These tests drive the binary far faster than a person, from one
+	// address: the API rate limits (tested in internal/server) are off.
+	env = append(env, config.EnvRateLimits+"=off")
 	return append(env, extra...)
 }
 

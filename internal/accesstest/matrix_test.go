@@ -102,7 +102,8 @@ func newMatrixSite(t *testing.T, compat string) *matrixSite {
 	}
 	cfg.Compat = compat
 	off := false
-	cfg.Cache.Responses = &off // every answer computed, every tag from the route
+	cfg.Cache.Responses = &off   // every answer computed, every tag from the route
+	cfg.Limits.RateLimits = &off // thousands of requests a second from one address
 	cfg.PostTypes = []config.PostType{{Name: "book", RestBase: "books", Supports: []string{"title", "editor", "author", "excerpt", "comments", "revisions"}}}
 	if err := cfg.Normalize(); err != nil {
 		t.Fatal(err)

@@ -214,7 +214,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	appPass := lastLine(out)
 
-	var serverEnv []string
+	// The load generator is a script: the API rate limits would measure
+	// themselves.
+	serverEnv := []string{"FOLIO_RATE_LIMITS=off"}
 	if opts.NoResponseCache {
 		serverEnv = append(serverEnv, "FOLIO_RESPONSE_CACHE=off")
 	}

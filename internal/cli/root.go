@@ -1,6 +1,7 @@
 // Package cli builds Folio's command-line interface (the cli.md contract):
 // serve, migrate, version, user create/app-password/list, db copy, export
-// wxr, import wxr, openapi, bench and the hidden bench-hello. The stock binary (cmd/folio) and
+// wxr, import wxr, openapi, backup, restore, doctor, bench and the hidden
+// bench-hello. The stock binary (cmd/folio) and
 // custom binaries built with ext.Main run the same command tree; only the
 // extensions serve (and export, for their post types and taxonomies) builds
 // the site with differ.
@@ -35,6 +36,9 @@ func NewRootCmd(version string, exts ...extension.Extension) *cobra.Command {
 		newExportCmd(version, exts),
 		newImportCmd(exts),
 		newOpenAPICmd(exts),
+		newBackupCmd(),
+		newRestoreCmd(),
+		newDoctorCmd(),
 	)
 	return root
 }

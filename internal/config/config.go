@@ -56,6 +56,9 @@ const (
 	EnvDBMinConns        = "FOLIO_DB_MIN_CONNS"
 	EnvDBMaxConnLifetime = "FOLIO_DB_MAX_CONN_LIFETIME"
 	EnvDBConnectTimeout  = "FOLIO_DB_CONNECT_TIMEOUT"
+	// EnvRateLimits set to "off" turns the API rate limits off (see
+	// Limits.RateLimits).
+	EnvRateLimits = "FOLIO_RATE_LIMITS"
 )
 
 // Config is the whole run-time configuration of one Folio process.
@@ -82,12 +85,16 @@ type Config struct {
 	Limits     Limits     `toml:"limits"`
 	// Webhooks are outbound webhooks declared in the file ([[webhooks]]).
 	Webhooks []Webhook `toml:"webhooks"`
-	Media    Media     `toml:"media"`
-	DB       DB        `toml:"db"`
-	Cache    Cache     `toml:"cache"`
-	CORS     CORS      `toml:"cors"`
-	Server   Server    `toml:"server"`
-	Log      Log       `toml:"log"`
+	// WebhookRetention bounds the webhook events and delivery records
+	// kept ([webhook_retention]; the name [webhooks] is the list of
+	// declared webhooks).
+	WebhookRetention WebhookRetention `toml:"webhook_retention"`
+	Media            Media            `toml:"media"`
+	DB               DB               `toml:"db"`
+	Cache            Cache            `toml:"cache"`
+	CORS             CORS             `toml:"cors"`
+	Server           Server           `toml:"server"`
+	Log              Log              `toml:"log"`
 }
 
 // RedactURL returns a database URL fit for messages and logs: a password
@@ -375,6 +382,100 @@ type Limits struct {
 	// received, up to 60 s + max_upload_bytes / UploadMinRate; default
 	// 32 KiB/s.
 	UploadMinRate int64 `toml:"upload_min_rate"`
+
+	// RateLimits turns the API rate limits on or off; unset means on.
+	// FOLIO_RATE_LIMITS set to "off", "false" or "0" turns them off
+	// whatever the file says.
+	RateLimits *bool `toml:"rate_limits"`
+	// RatePerNode, on PostgreSQL, keeps the rate-limit buckets in each
+	// node's memory (each node then allows the whole budget) instead of
+	// in the database, where every node shares them (the default, one
+	// small write per API request). SQLite sites always keep them in
+	// memory.
+	RatePerNode bool `toml:"rate_per_node"`
+	// RateMaxKeys bounds how many buckets a node keeps in memory; 0
+	// means 100 000.
+	RateMaxKeys int `toml:"rate_max_keys"`
+	// Anonymous are the budgets of each client address without a
+	// signed-in user ([limits.anonymous]); User those of each signed-in
+	// user ([limits.user]). Unset budgets take the defaults of
+	// DefaultAnonymousRates and DefaultUserRates.
+	Anonymous RateBudgets `toml:"anonymous"`
+	User      RateBudgets `toml:"user"`
+}
+
+// RateBudgets holds the budget of each class of API requests: reads
+// (GET, HEAD, OPTIONS), writes (other methods), searches (reads with a
+// search argument) and uploads (media files).
+type RateBudgets struct {
+	Read   Rate `toml:"read"`
+	Write  Rate `toml:"write"`
+	Search Rate `toml:"search"`
+	Upload Rate `toml:"upload"`
+}
+
+// Rate is a token bucket: Rate requests a second on average, with bursts
+// of up to Burst requests. Zero values take the default.
+type Rate struct {
+	Rate  float64 `toml:"rate"`
+	Burst int     `toml:"burst"`
+}
+
+// The default rate-limit budgets: well above what a person reading or
+// editing in a browser makes, well below what a script can.
+var (
+	DefaultAnonymousRates = RateBudgets{
+		Read:   Rate{Rate: 20, Burst: 300},
+		Write:  Rate{Rate: 2, Burst: 20},
+		Search: Rate{Rate: 10, Burst: 50},
+		Upload: Rate{Rate: 1, Burst: 10},
+	}
+	DefaultUserRates = RateBudgets{
+		Read:   Rate{Rate: 50, Burst: 1000},
+		Write:  Rate{Rate: 10, Burst: 200},
+		Search: Rate{Rate: 20, Burst: 100},
+		Upload: Rate{Rate: 2, Burst: 50},
+	}
+)
+
+// RateLimitsOn reports whether the API rate limits are on (see
+// Limits.RateLimits).
+func (l Limits) RateLimitsOn() bool {
+	switch strings.ToLower(os.Getenv(EnvRateLimits)) {
+	case "off", "false", "0":
+		return false
+	}
+	return l.RateLimits == nil || *l.RateLimits
+}
+
+// normalizeRates fills unset budgets with the defaults and checks them.
+func (c *Config) normalizeRates() []error {
+	var errs []error
+	if c.Limits.RateMaxKeys < 0 {
+		errs = append(errs, fmt.Errorf("limits.rate_max_keys %d: must be positive", c.Limits.RateMaxKeys))
+	}
+	for _, g := range []struct {
+		name string
+		b    *RateBudgets
+		def  RateBudgets
+	}{{"anonymous", &c.Limits.Anonymous, DefaultAnonymousRates}, {"user", &c.Limits.User, DefaultUserRates}} {
+		for _, r := range []struct {
+			name string
+			v    *Rate
+			def  Rate
+		}{{"read", &g.b.Read, g.def.Read}, {"write", &g.b.Write, g.def.Write}, {"search", &g.b.Search, g.def.Search}, {"upload", &g.b.Upload, g.def.Upload}} {
+			if r.v.Rate == 0 {
+				r.v.Rate = r.def.Rate
+			}
+			if r.v.Burst == 0 {
+				r.v.Burst = r.def.Burst
+			}
+			if r.v.Rate < 0 || r.v.Burst < 0 {
+				errs = append(errs, fmt.Errorf("limits.%s.%s: rate and burst must be positive", g.name, r.name))
+			}
+		}
+	}
+	return errs
 }
 
 // DefaultUploadMinRate is the default Limits.UploadMinRate.
@@ -649,6 +750,8 @@ func (c *Config) Normalize() error {
 	if c.Limits.MaxUploadBytes < 0 {
 		errs = append(errs, fmt.Errorf("limits.max_upload_bytes %d: must be positive", c.Limits.MaxUploadBytes))
 	}
+	errs = append(errs, c.normalizeRates()...)
+	errs = append(errs, c.normalizeRetention()...)
 	errs = append(errs, c.normalizeMedia()...)
 	errs = append(errs, c.normalizeCORS()...)
 	errs = append(errs, c.normalizeServer()...)

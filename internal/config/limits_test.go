@@ -38,3 +38,58 @@ func TestUploadAndImageLimitsDefaultsAndFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitAndRetentionSettings checks the [limits] rate budgets and
+// [webhook_retention]: defaults, values from the file, refusals, and
+// FOLIO_RATE_LIMITS=off.
+func TestRateLimitAndRetentionSettings(t *testing.T) {
+	c := Default()
+	if err := c.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.Anonymous != DefaultAnonymousRates || c.Limits.User != DefaultUserRates || !c.Limits.RateLimitsOn() {
+		t.Fatalf("default rates: %+v %+v", c.Limits.Anonymous, c.Limits.User)
+	}
+	if c.Limits.Anonymous.Search != (Rate{Rate: 10, Burst: 50}) {
+		t.Fatalf("anonymous search default %+v", c.Limits.Anonymous.Search)
+	}
+	if c.WebhookRetention.Days != 30 || c.WebhookRetention.MaxEvents != DefaultWebhookMaxEvents {
+		t.Fatalf("default retention %+v", c.WebhookRetention)
+	}
+	path := filepath.Join(t.TempDir(), "folio.toml")
+	body := "[limits]\nrate_limits = false\nrate_per_node = true\n[limits.anonymous]\nsearch = { rate = 2 }\n[limits.user]\nwrite = { rate = 5, burst = 7 }\n" +
+		"[webhook_retention]\ndays = 7\nmax_events = 1000\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.RateLimitsOn() || !c.Limits.RatePerNode {
+		t.Fatalf("rate_limits/rate_per_node from the file: %+v", c.Limits)
+	}
+	if c.Limits.Anonymous.Search != (Rate{Rate: 2, Burst: 50}) || c.Limits.User.Write != (Rate{Rate: 5, Burst: 7}) || c.Limits.Anonymous.Read != DefaultAnonymousRates.Read {
+		t.Fatalf("budgets from the file: %+v %+v", c.Limits.Anonymous, c.Limits.User)
+	}
+	if c.WebhookRetention != (WebhookRetention{Days: 7, MaxEvents: 1000}) {
+		t.Fatalf("retention from the file: %+v", c.WebhookRetention)
+	}
+	for _, bad := range []func(*Config){
+		func(c *Config) { c.Limits.Anonymous.Read.Rate = -1 },
+		func(c *Config) { c.Limits.User.Upload.Burst = -1 },
+		func(c *Config) { c.Limits.RateMaxKeys = -1 },
+		func(c *Config) { c.WebhookRetention.Days = -1 },
+		func(c *Config) { c.WebhookRetention.MaxEvents = -1 },
+	} {
+		c := Default()
+		bad(c)
+		if err := c.Normalize(); err == nil {
+			t.Errorf("Normalize accepted %+v %+v", c.Limits, c.WebhookRetention)
+		}
+	}
+	t.Setenv(EnvRateLimits, "off")
+	if Default().Limits.RateLimitsOn() {
+		t.Fatal("FOLIO_RATE_LIMITS=off left the limits on")
+	}
+}

@@ -41,3 +41,43 @@ func (w Webhook) Check() error {
 	}
 	return nil
 }
+
+// WebhookRetention bounds the webhook events (and their delivery records)
+// the database keeps:
+//
+//	[webhook_retention]
+//	days       = 30       # events older than this are removed
+//	max_events = 100000   # and those past the newest max_events
+//
+// Events with a delivery still pending are kept whatever their age.
+// Zero values take the defaults (DefaultWebhookRetentionDays,
+// DefaultWebhookMaxEvents).
+type WebhookRetention struct {
+	Days      int `toml:"days"`
+	MaxEvents int `toml:"max_events"`
+}
+
+// Defaults of WebhookRetention.
+const (
+	DefaultWebhookRetentionDays = 30
+	DefaultWebhookMaxEvents     = 100_000
+)
+
+// normalizeRetention fills the retention defaults and checks them.
+func (c *Config) normalizeRetention() []error {
+	var errs []error
+	r := &c.WebhookRetention
+	if r.Days == 0 {
+		r.Days = DefaultWebhookRetentionDays
+	}
+	if r.MaxEvents == 0 {
+		r.MaxEvents = DefaultWebhookMaxEvents
+	}
+	if r.Days < 0 {
+		errs = append(errs, fmt.Errorf("webhook_retention.days %d: must be positive", r.Days))
+	}
+	if r.MaxEvents < 0 {
+		errs = append(errs, fmt.Errorf("webhook_retention.max_events %d: must be positive", r.MaxEvents))
+	}
+	return errs
+}

@@ -2,9 +2,12 @@ package content
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,8 +83,21 @@ func (s *Site) CommentTrashable(c *store.Comment) bool {
 }
 
 // CommentFloodInterval is the shortest time allowed between two comments
-// from the same IP address, email address or user (reference §13).
+// from the same client address and user (reference §13).
 const CommentFloodInterval = 15 * time.Second
+
+// commentFloodKey names the flood bucket of comments from address ip by
+// user uid (0: a guest). The pair is the key, so that people sharing an
+// address (an office, a campus) do not hold each other back: a signed-in
+// user is not slowed by a guest's comment from the same address, nor one
+// user by another. The address is hashed, as in the rate limits' keys.
+// The bucket is kept in the store's rate-limit buckets, by the time the
+// comment was made, not by the date it carries, so that a date given on
+// create neither dodges the rule nor turns it against anyone else.
+func commentFloodKey(ip string, uid int64) string {
+	h := sha256.Sum256([]byte(ip))
+	return "comment:" + hex.EncodeToString(h[:12]) + ":" + strconv.FormatInt(uid, 10)
+}
 
 // CommentInput carries the writable comment fields of a request; nil means
 // "not sent".
@@ -414,9 +430,10 @@ func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post,
 }
 
 // CreateComment validates in and stores a new comment by u (nil for a
-// guest) sent from origin. Dates sent by callers without moderate_comments
-// are ignored (the comment is dated now), so that the flood rule can be
-// neither dodged nor turned against someone else.
+// guest) sent from origin. A date or date_gmt given by any caller who may
+// comment is stored as given (without one the comment is dated now); the
+// flood rule counts when comments are made, not their dates, so a date
+// neither dodges it nor turns it against someone else.
 func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput, origin CommentOrigin, request any) (*store.Comment, error) {
 	moderator := u.HasCap("moderate_comments")
 	set, err := s.Settings(ctx)
@@ -425,7 +442,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 	}
 	now := truncSecond(s.Now())
 	c := &store.Comment{Type: "comment", DateGMT: now, Date: WallClock(now, set.Location())}
-	if err := s.applyComment(ctx, c, in, moderator, set.Location()); err != nil {
+	if err := s.applyComment(ctx, c, in, true, set.Location()); err != nil {
 		return nil, err
 	}
 	if u != nil && c.AuthorID == 0 && c.AuthorName == "" && c.AuthorEmail == "" && c.AuthorURL == "" {
@@ -456,12 +473,12 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 		return nil, &Error{Code: "comment_duplicate", Message: "Duplicate comment detected; it looks as though you've already said that!", Status: 409}
 	}
 	if !moderator {
-		latest, err := s.Store.LatestCommentDate(ctx, c.AuthorIP, c.AuthorEmail, c.AuthorID)
+		wait, err := s.Store.TakeRateToken(ctx, commentFloodKey(c.AuthorIP, c.AuthorID), s.Now(), CommentFloodInterval, 1)
 		if err != nil {
 			return nil, fmt.Errorf("create comment: %w", err)
 		}
-		if d := s.Now().Sub(latest); !latest.IsZero() && d >= 0 && d < CommentFloodInterval {
-			return nil, &Error{Code: "comment_flood", Message: "You are posting comments too quickly. Slow down.", Status: 429}
+		if wait > 0 {
+			return nil, &Error{Code: "comment_flood", Message: "You are posting comments too quickly. Slow down.", Status: 429, RetryAfter: wait}
 		}
 	}
 	if c.Approved, err = s.approval(ctx, c, post, set); err != nil {

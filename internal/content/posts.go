@@ -24,6 +24,10 @@ type Error struct {
 	// Data holds extra keys of the error's data beside "status" (e.g.
 	// "params" of rest_invalid_param, "term_id" of term_exists).
 	Data map[string]any
+	// RetryAfter, when positive, is how long the caller should wait
+	// before trying again (comment_flood); the API sends it as
+	// Retry-After.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -2,10 +2,12 @@ package endpoints
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/forwarded"
@@ -437,6 +439,13 @@ func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
 		in.Content = &empty
 	}
 	cm, err := c.site.CreateComment(r.Context(), r.User, in, origin(r), r)
+	var ce *content.Error
+	if errors.As(err, &ce) && ce.RetryAfter > 0 {
+		// comment_flood: the client is told when it may comment again.
+		resp := rest.NewResponse(ce.Status, apiError(r, err))
+		resp.SetHeader("Retry-After", strconv.Itoa(max(1, int((ce.RetryAfter+time.Second-1)/time.Second))))
+		return resp, nil
+	}
 	if err != nil {
 		return nil, apiError(r, err)
 	}

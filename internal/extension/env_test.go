@@ -41,6 +41,8 @@ func newEnv(t *testing.T, mutate func(*config.Config), exts ...extension.Extensi
 	t.Helper()
 	cfg := config.Default()
 	storetest.Configure(t, cfg)
+	off := false
+	cfg.Limits.RateLimits = &off // the suite calls faster than any person
 	if mutate != nil {
 		mutate(cfg)
 	}

@@ -986,7 +986,7 @@ func (b *oaBuilder) components(batchable []string) *Keyed {
 	nm := NewKeyed()
 	nm.Add("description", "Not Modified: the If-None-Match tag is current.")
 	responses.Add("NotModified", nm)
-	se := errorResponseObject(http.StatusInternalServerError, "The server failed (500 rest_internal_error) or its database is unavailable (503 rest_database_unavailable, with Retry-After).", []string{"rest_internal_error"})
+	se := errorResponseObject(http.StatusInternalServerError, "The server failed (500 rest_internal_error), its database is unavailable (503 rest_database_unavailable, with Retry-After) or the caller went past a rate limit (429 rest_too_many_requests, with Retry-After).", []string{"rest_internal_error"})
 	responses.Add("ServerError", se)
 	for _, k := range b.errResps.Keys() {
 		v, _ := b.errResps.Get(k)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/ratelimit"
 	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/store"
 )
@@ -143,8 +144,13 @@ type Config struct {
 	Version func(ctx context.Context) (int64, error)
 	// CORS says which other origins' pages may call the API (none by
 	// default).
-	CORS   CORS
-	Logger *slog.Logger
+	CORS CORS
+	// RateLimit, when set, is asked once per request, after
+	// authentication (u is nil for anonymous callers), whether the caller
+	// may make a request of class c now. A positive duration refuses it:
+	// 429 rest_too_many_requests with Retry-After in whole seconds.
+	RateLimit func(r *http.Request, u *auth.User, c ratelimit.Class) time.Duration
+	Logger    *slog.Logger
 }
 
 // SiteInfo is what the root index says about the site.
@@ -566,6 +572,26 @@ func validCallback(s string) bool {
 	return true
 }
 
+// msgTooManyRequests is the message of rest_too_many_requests.
+const msgTooManyRequests = "Too many requests. Please wait a moment and try again."
+
+// rateClass says which rate-limit budget req draws on: uploads are writes
+// to a route that takes a file, searches are reads with a search argument
+// or of a search route.
+func (s *Server) rateClass(req *Request) ratelimit.Class {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		if req.Query.Get("search") != "" || strings.HasSuffix(req.Path, "/search") {
+			return ratelimit.Search
+		}
+		return ratelimit.Read
+	}
+	if rt, _, _ := s.find(req.Method, req.Path); rt != nil && rt.def.Upload {
+		return ratelimit.Upload
+	}
+	return ratelimit.Write
+}
+
 // ServeHTTP serves the API. Mount it at Names.Prefix+"/" (and
 // Names.Prefix); r.URL.Path includes the prefix.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -663,6 +689,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					h[k] = v
 				}
 			}
+		}
+	}
+	if resp == nil && s.cfg.RateLimit != nil {
+		if d := s.cfg.RateLimit(r, req.User, s.rateClass(req)); d > 0 {
+			resp = errorResponse(NewError("rest_too_many_requests", http.StatusTooManyRequests, msgTooManyRequests))
+			resp.SetHeader("Retry-After", strconv.Itoa(max(1, int((d+time.Second-1)/time.Second))))
 		}
 	}
 	if req.User != nil {

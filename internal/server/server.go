@@ -26,6 +26,7 @@ import (
 	"github.com/folio-server/folio/internal/metrics"
 	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/retention"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/postgres"
 	"github.com/folio-server/folio/internal/store/sqlite"
@@ -74,6 +75,9 @@ type Server struct {
 	// front is the built-in reader (frontend.go), nil when [site]
 	// front_end is not "builtin".
 	front http.Handler
+	// retention removes old webhook events, sign-in counters and idle
+	// rate-limit buckets in the background (one node at a time).
+	retention *retention.Pruner
 	// metrics counts requests and reads the site's gauges (ops.go);
 	// ready holds the checks of /readyz.
 	metrics *metrics.Metrics
@@ -230,7 +234,8 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 			AllowedOrigins: cfg.CORS.AllowedOrigins,
 			MaxAge:         time.Duration(cfg.CORS.MaxAgeSeconds) * time.Second,
 		},
-		Logger: logger,
+		RateLimit: newRateLimit(cfg, st, logger),
+		Logger:    logger,
 	})
 	if err := api.Install(site, rs); err != nil {
 		return nil, err
@@ -238,6 +243,15 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	endpoints.Register(rs, site)
 	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate, api: rs,
 		metrics: metrics.New()}
+	s.retention = &retention.Pruner{
+		Store: st,
+		Policy: retention.Policy{
+			WebhookAge:    time.Duration(cfg.WebhookRetention.Days) * 24 * time.Hour,
+			WebhookEvents: cfg.WebhookRetention.MaxEvents,
+		},
+		Logger: logger,
+		Pause:  10 * time.Millisecond,
+	}
 	ne, err := url.Parse(names.NonceEndpoint)
 	if err != nil || !strings.HasPrefix(ne.Path, "/") {
 		return nil, fmt.Errorf("nonce endpoint %q: not a site path", names.NonceEndpoint)
@@ -492,6 +506,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	if s.webhooks != nil {
 		background.Go(func() { s.webhooks.Run(schedCtx) })
+	}
+	if s.retention != nil {
+		background.Go(func() { s.retention.Run(schedCtx, 0) })
 	}
 	select {
 	case err := <-errc:

@@ -149,10 +149,6 @@ type CommentStore interface {
 	// CommentsWithReplies reports, in one query, which of ids have at
 	// least one reply that is approved or held.
 	CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bool, error)
-	// LatestCommentDate returns the GMT date of the newest comment sent
-	// from ip, with author email, or by user (an empty ip or email and a
-	// zero user are not matched); the zero time when there is none.
-	LatestCommentDate(ctx context.Context, ip, email string, user int64) (time.Time, error)
 	// DuplicateComment reports whether a comment that is not in the trash
 	// has c's post, parent and content and c's author name or (non-empty)
 	// email.

@@ -332,6 +332,8 @@ type Store interface {
 	AppPasswordStore
 	OptionStore
 	SessionStore
+	RateLimitStore
+	RetentionStore
 	TermStore
 	CommentStore
 	MediaStore

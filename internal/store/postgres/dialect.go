@@ -112,6 +112,11 @@ func (dialect) Insert(table, cols, vals string) (string, bool) {
 		INSERT INTO ` + table + ` (id, ` + cols + `) VALUES ((SELECT last FROM n), ` + vals + `) RETURNING id`, true
 }
 
+// NoWait turns synchronous_commit off for the transaction: its commit
+// returns before the WAL reaches the disk (a crash may lose it, never
+// corrupt anything).
+func (dialect) NoWait() string { return `SET LOCAL synchronous_commit = off` }
+
 func (dialect) Lock(skip bool) string {
 	if skip {
 		return ` FOR UPDATE SKIP LOCKED`

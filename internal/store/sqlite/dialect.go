@@ -179,6 +179,10 @@ func (dialect) Insert(table, cols, vals string) (string, bool) {
 // transaction.
 func (dialect) Lock(bool) string { return "" }
 
+// NoWait is "": the single writer's commits wait for the disk (the
+// rate-limit buckets of a SQLite site are kept in memory anyway).
+func (dialect) NoWait() string { return "" }
+
 func (dialect) JSONArray(expr, order string) string {
 	return `json_group_array(` + expr + ` ORDER BY ` + order + `)`
 }

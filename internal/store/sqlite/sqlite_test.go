@@ -114,8 +114,13 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	if err := db.c.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if int64(n) != latest {
-		t.Fatalf("schema_migrations has %d rows, want %d", n, latest)
+	// One row per migration file (numbers may have gaps).
+	r, err := migrationRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(r.Migrations) {
+		t.Fatalf("schema_migrations has %d rows, want %d", n, len(r.Migrations))
 	}
 	for _, table := range []string{"posts", "users", "user_roles", "user_caps", "app_passwords",
 		"options", "terms", "term_relationships", "comments", "post_meta", "store_version"} {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/folio-server/folio/internal/store"
 )
@@ -350,32 +349,6 @@ func (o ops) CommentsWithReplies(ctx context.Context, ids []int64) (map[int64]bo
 		return nil, o.db.fail("comment replies", err)
 	}
 	return out, nil
-}
-
-// LatestCommentDate returns the newest GMT date of a comment from ip, with
-// email or by user; the zero time when there is none.
-func (o ops) LatestCommentDate(ctx context.Context, ip, email string, user int64) (time.Time, error) {
-	// One MAX per filter, so each part is a single index probe.
-	a := &Args{}
-	var parts []string
-	if ip != "" {
-		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE author_ip = `+a.Add(ip))
-	}
-	if email != "" {
-		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE `+o.db.d.Fold("author_email")+` = `+a.Add(foldASCII(email)))
-	}
-	if user != 0 {
-		parts = append(parts, `SELECT MAX(date_gmt) AS d FROM comments WHERE author_id = `+a.Add(user))
-	}
-	if len(parts) == 0 {
-		return time.Time{}, nil
-	}
-	var latest time.Time
-	query := `SELECT MAX(d) FROM (` + strings.Join(parts, " UNION ALL ") + `) AS m`
-	if err := o.reader().queryRow(ctx, query, a.vals...).Scan(at(&latest)); err != nil {
-		return time.Time{}, o.db.fail("latest comment", err)
-	}
-	return latest, nil
 }
 
 // DuplicateComment reports whether a non-trashed comment repeats c.

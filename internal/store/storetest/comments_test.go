@@ -228,23 +228,11 @@ func TestListCommentsAccess(t *testing.T) {
 	}
 }
 
-func TestCommentFloodDuplicateAndApprovedAuthor(t *testing.T) {
+func TestCommentDuplicateAndApprovedAuthor(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)
 	seedComments(t, db)
 	ctx := context.Background()
-	latest, err := db.LatestCommentDate(ctx, "10.0.0.1", "", 0)
-	if err != nil || !latest.Equal(at(2020, 1, 1, 0)) {
-		t.Fatalf("latest by ip = %v, %v", latest, err)
-	}
-	latest, _ = db.LatestCommentDate(ctx, "192.0.2.1", "ANN@example.com", 5)
-	if !latest.Equal(at(2020, 1, 2, 0)) {
-		t.Fatalf("latest by email or user = %v", latest)
-	}
-	latest, _ = db.LatestCommentDate(ctx, "", "", 0)
-	if !latest.IsZero() {
-		t.Fatalf("latest with no filter = %v", latest)
-	}
 	dup, err := db.DuplicateComment(ctx, &store.Comment{PostID: 1, AuthorName: "x", AuthorEmail: "ann@example.com", Content: "first apple"})
 	if err != nil || !dup {
 		t.Fatalf("duplicate by email = %v, %v", dup, err)

@@ -436,7 +436,7 @@ func SanitizeImageMeta(m *media.ImageMeta) {
 
 // errorCause is a short, safe description of a storage failure.
 func errorCause(err error) string {
-	if errors.Is(err, store.ErrUnavailable) {
+	if store.Unavailable(err) {
 		return "database unavailable"
 	}
 	return "storage failure"

@@ -136,6 +136,22 @@ func (s *Site) GetUser(ctx context.Context, id int64) (*store.User, bool, error)
 	return u, true, nil
 }
 
+// GetUserBySlug loads the user whose nicename is slug; ok is false when
+// there is none.
+func (s *Site) GetUserBySlug(ctx context.Context, slug string) (*store.User, bool, error) {
+	if slug == "" {
+		return nil, false, nil
+	}
+	u, err := s.Store.GetUserBySlug(ctx, slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return u, true, nil
+}
+
 // PublicTypeNames returns the names of the public post types: a user with
 // a published post of one of them is visible to everybody.
 func (s *Site) PublicTypeNames() []string {

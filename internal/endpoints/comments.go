@@ -505,7 +505,7 @@ func (c *commentsController) delete(r *rest.Request) (*rest.Response, error) {
 		err = c.site.TrashComment(ctx, cm)
 	}
 	if err != nil {
-		return nil, rest.NewError("rest_cannot_delete", 500, "The comment cannot be deleted.")
+		return nil, cannotDelete(r, "The comment cannot be deleted.", err)
 	}
 	delete(r.Cache(), commentKey(cm.ID))
 	c.site.DeleteCommentHook(ctx, cm, res, r)

@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -400,11 +399,7 @@ func (c *termsController) delete(r *rest.Request) (*rest.Response, error) {
 		return nil, err
 	}
 	if err := c.site.DeleteTerm(r.Context(), c.tax, t); err != nil {
-		var ce *content.Error
-		if errors.As(err, &ce) {
-			return nil, apiError(r, err)
-		}
-		return nil, rest.NewError("rest_cannot_delete", 500, "The resource cannot be deleted.")
+		return nil, cannotDelete(r, "The resource cannot be deleted.", err)
 	}
 	delete(r.Cache(), termKey(t.ID))
 	c.site.DeleteTermHook(r.Context(), c.tax, t, res, r)

@@ -29,6 +29,19 @@ var ErrUnavailable = errors.New("store: database unavailable")
 // database locked for longer than the store waits for it.
 var ErrBusy = errors.New("store: database busy")
 
+// Unavailable reports whether err comes from the database being
+// unreachable (ErrUnavailable: down, restarting, connection lost) or held
+// locked by another writer (ErrBusy): conditions to retry after a pause,
+// which the API answers with 503 and Retry-After.
+func Unavailable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBusy)
+}
+
+// RetryAfterSeconds is the pause, in seconds, that clients answered 503
+// because the database is unavailable or busy are told to wait
+// (Retry-After).
+const RetryAfterSeconds = 5
+
 // Post is one row of the posts table: posts, pages, attachments, custom post
 // types and (later) revisions share it.
 //

@@ -359,3 +359,24 @@ type Store interface {
 	Version(ctx context.Context) (int64, error)
 	Close() error
 }
+
+// Committer is implemented by stores that can run code once a write
+// transaction has committed: the store a Tx hands to its fn registers the
+// code for after the commit; a store outside a transaction runs it at once.
+type Committer interface {
+	// AfterCommit registers fn to run once the transaction has committed;
+	// fn never runs when the transaction rolls back. fn runs on the
+	// committing goroutine and must not block.
+	AfterCommit(fn func())
+}
+
+// AfterCommit runs fn once the transaction s belongs to has committed (see
+// Committer). When s cannot say (a store that is not a Committer) fn runs
+// now.
+func AfterCommit(s Store, fn func()) {
+	if c, ok := s.(Committer); ok {
+		c.AfterCommit(fn)
+		return
+	}
+	fn()
+}

@@ -84,6 +84,8 @@ var (
 	_ store.Copier       = (*DB)(nil)
 	_ store.Store        = (*txStore)(nil)
 	_ store.Exporter     = (*txStore)(nil)
+	_ store.Committer    = (*DB)(nil)
+	_ store.Committer    = (*txStore)(nil)
 )
 
 // New returns the store that runs its statements on c in dialect d.
@@ -136,6 +138,9 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 		return db.fail("commit", err)
 	}
 	committed = true
+	for _, f := range t.tx.after {
+		f()
+	}
 	return nil
 }
 
@@ -156,10 +161,12 @@ func (db *DB) ReadSnapshot(ctx context.Context, fn func(store.Store) error) erro
 	return fn(t)
 }
 
-// txState is one open transaction; dirty records whether it wrote content.
+// txState is one open transaction; dirty records whether it wrote
+// content, after holds what runs once it has committed.
 type txState struct {
 	tx    Tx
 	dirty bool
+	after []func()
 }
 
 // txStore is the store bound to one transaction.
@@ -185,6 +192,16 @@ func (t *txStore) Close() error { return nil }
 type ops struct {
 	db *DB
 	tx *txState // nil outside a transaction
+}
+
+// AfterCommit runs fn once the transaction o is bound to has committed,
+// or now when o is bound to none (store.Committer).
+func (o ops) AfterCommit(fn func()) {
+	if o.tx == nil {
+		fn()
+		return
+	}
+	o.tx.after = append(o.tx.after, fn)
 }
 
 // reader returns the querier reads go through.

@@ -75,7 +75,7 @@ func (s *Site) CanRead(ctx context.Context, u *auth.User, p *store.Post) bool {
 	}
 	if p.Status == "inherit" {
 		if p.Parent > 0 {
-			parent, err := s.Store.GetPost(ctx, p.Parent)
+			parent, err := s.st.GetPost(ctx, p.Parent)
 			if err != nil {
 				return errors.Is(err, store.ErrNotFound)
 			}
@@ -114,7 +114,7 @@ func (s *Site) Editable(ctx context.Context, u *auth.User, posts []*store.Post) 
 		}
 	}
 	if len(parents) > 0 {
-		known, err := s.Store.GetPosts(ctx, parents)
+		known, err := s.st.GetPosts(ctx, parents)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +200,7 @@ func (s *Site) ProtectedSearch(u *auth.User, pt *PostType) *store.Visibility {
 // ListPosts runs a collection query and returns one page of posts and the
 // total number of matching posts.
 func (s *Site) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, int64, error) {
-	posts, err := s.Store.ListPosts(ctx, q)
+	posts, err := s.st.ListPosts(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -224,7 +224,7 @@ func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error)
 	version, ok := store.ContextVersion(ctx)
 	if !ok {
 		var err error
-		if version, err = s.Store.Version(ctx); err != nil {
+		if version, err = s.st.Version(ctx); err != nil {
 			return 0, err
 		}
 	}
@@ -237,7 +237,7 @@ func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error)
 	if n, ok := s.counts.get(version, key); ok {
 		return n, nil
 	}
-	n, err := s.Store.CountPosts(ctx, q)
+	n, err := s.st.CountPosts(ctx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -247,7 +247,7 @@ func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error)
 
 // GetPost loads one post; ok is false when it does not exist.
 func (s *Site) GetPost(ctx context.Context, id int64) (*store.Post, bool, error) {
-	p, err := s.Store.GetPost(ctx, id)
+	p, err := s.st.GetPost(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -316,7 +316,7 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 	}
 	if in.Author != nil && *in.Author != 0 && pt.Supports(SupportAuthor) {
 		if *in.Author != u.ID() {
-			if _, err := s.Store.GetUser(ctx, *in.Author); err != nil {
+			if _, err := s.st.GetUser(ctx, *in.Author); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return errBad("rest_invalid_author", "Invalid author id.")
 				}
@@ -450,7 +450,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	if err := s.apply(ctx, u, pt, p, in, true, set); err != nil {
 		return nil, err
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.st.Tx(ctx, func(tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
@@ -489,7 +489,7 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 	if err := s.apply(ctx, u, pt, &p, in, false, set); err != nil {
 		return nil, err
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.st.Tx(ctx, func(tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}
@@ -610,7 +610,7 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 	now := truncSecond(s.Now())
 	t.ModifiedGMT = now
 	t.Modified = WallClock(now, loc)
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.st.Tx(ctx, func(tx store.Store) error {
 		if err := tx.UpdatePost(ctx, &t); err != nil {
 			return err
 		}
@@ -632,7 +632,7 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 // DeletePost removes p permanently.
 // Its comments and revisions go with it, in the same transaction.
 func (s *Site) DeletePost(ctx context.Context, p *store.Post) error {
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.st.Tx(ctx, func(tx store.Store) error {
 		if err := s.deletePostDependents(ctx, tx, p); err != nil {
 			return err
 		}
@@ -741,7 +741,7 @@ func (s *Site) ParentChains(ctx context.Context, posts []*store.Post) (map[int64
 		}
 	}
 	for depth := 0; len(next) > 0 && depth < 32; depth++ {
-		got, err := s.Store.GetPosts(ctx, next)
+		got, err := s.st.GetPosts(ctx, next)
 		if err != nil {
 			return nil, err
 		}
@@ -773,7 +773,7 @@ func (s *Site) PublishDue(ctx context.Context) (int, error) {
 	var n int
 	for _, pt := range s.types.All() {
 		for offset := 0; ; {
-			due, err := s.Store.ListPosts(ctx, store.PostQuery{
+			due, err := s.st.ListPosts(ctx, store.PostQuery{
 				Types: []string{pt.Name}, Statuses: []string{"future"}, Before: &before,
 				Offset: offset, Limit: batch, OrderBy: "date", Order: "asc",
 			})
@@ -807,7 +807,7 @@ func (s *Site) publishDue(ctx context.Context, pt *PostType, due []*store.Post, 
 			continue
 		}
 		published := false
-		err := s.Store.Tx(ctx, func(tx store.Store) error {
+		err := s.st.Tx(ctx, func(tx store.Store) error {
 			cur, err := tx.GetPost(ctx, p.ID)
 			if err != nil || cur.Status != "future" {
 				return err

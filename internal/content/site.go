@@ -17,9 +17,11 @@ import (
 )
 
 // Site holds everything the domain needs: the store, the registries of post
-// types and statuses, roles and the capability resolver.
+// types and statuses, roles and the capability resolver. It is the only
+// door to the store for request handlers: its methods apply the rules, and
+// its batch reads (batch.go) serve the controllers' prefetching.
 type Site struct {
-	Store    store.Store
+	st       store.Store
 	cfg      *config.Config
 	types    *Types
 	statuses *Statuses
@@ -85,7 +87,7 @@ func NewSite(st store.Store, cfg *config.Config) (*Site, error) {
 		loc = l
 	}
 	s := &Site{
-		Store:    st,
+		st:       st,
 		cfg:      cfg,
 		types:    newTypes(cfg.PostTypes),
 		statuses: newStatuses(),

@@ -226,7 +226,7 @@ func (c *postsController) loadOwn(r *rest.Request) (*store.Post, error) {
 
 // prefetch batch-loads the posts of many embedded item requests at once.
 func (c *postsController) prefetch(reqs []*rest.Request) {
-	prefetchByID[postKey](reqs, c.site.Store.GetPosts)
+	prefetchByID[postKey](reqs, c.site.GetPosts)
 }
 
 func errInvalidID(status int) error {

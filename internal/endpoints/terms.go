@@ -139,7 +139,7 @@ func loadPost(r *rest.Request, site *content.Site, id int64) (*store.Post, error
 // prefetchTerms batch-loads the terms of many embedded item requests
 // (the `up` links of a page of terms).
 func (c *termsController) prefetchTerms(reqs []*rest.Request) {
-	prefetchByID[termKey](reqs, c.site.Store.GetTerms)
+	prefetchByID[termKey](reqs, c.site.GetTerms)
 }
 
 // prefetchPosts batch-loads, for many embedded `?post=<id>` requests (the
@@ -165,7 +165,7 @@ func (c *termsController) prefetchPosts(reqs []*rest.Request) {
 		}
 	}
 	if len(postIDs) > 0 {
-		got, err := c.site.Store.GetPosts(ctx, postIDs)
+		got, err := c.site.GetPosts(ctx, postIDs)
 		if err != nil {
 			return
 		}

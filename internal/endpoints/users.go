@@ -209,7 +209,7 @@ func (c *usersController) prefetch(reqs []*rest.Request) {
 		return
 	}
 	ctx := reqs[0].Context()
-	got, err := c.site.Store.GetUsers(ctx, ids)
+	got, err := c.site.GetUsers(ctx, ids)
 	if err != nil {
 		return // each request loads its own user and reports the error
 	}

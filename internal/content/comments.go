@@ -472,7 +472,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 		// An explicit status (moderators only) applies after the rules.
 		applyCommentStatus(c, *in.Status)
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.InsertComment(ctx, c); err != nil {
 			return err
 		}
@@ -564,7 +564,7 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 	if c == *old {
 		return &c, nil
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.UpdateComment(ctx, &c); err != nil {
 			return err
 		}
@@ -583,7 +583,7 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 func (s *Site) TrashComment(ctx context.Context, c *store.Comment) error {
 	t := *c
 	applyCommentStatus(&t, "trash")
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.UpdateComment(ctx, &t); err != nil {
 			return err
 		}
@@ -597,7 +597,7 @@ func (s *Site) TrashComment(ctx context.Context, c *store.Comment) error {
 
 // DeleteComment removes c permanently; its replies move to its parent.
 func (s *Site) DeleteComment(ctx context.Context, c *store.Comment) error {
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.DeleteComment(ctx, c.ID); err != nil {
 			return err
 		}

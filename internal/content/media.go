@@ -379,7 +379,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		m.Details = string(js)
 	}
 	p.GUID = publicBase + "/" + file
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
@@ -524,7 +524,7 @@ func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m
 	if in.AltText != nil {
 		nm.AltText = render.PlainText(*in.AltText)
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}
@@ -561,7 +561,7 @@ func (s *Site) DeleteMedia(ctx context.Context, p *store.Post) error {
 			return fmt.Errorf("delete attachment %d: %w", p.ID, err)
 		}
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.ReleaseMediaPaths(ctx, paths); err != nil {
 			return err
 		}

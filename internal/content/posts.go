@@ -450,7 +450,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	if err := s.apply(ctx, u, pt, p, in, true, set); err != nil {
 		return nil, err
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
@@ -489,7 +489,7 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 	if err := s.apply(ctx, u, pt, &p, in, false, set); err != nil {
 		return nil, err
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}
@@ -610,7 +610,7 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 	now := truncSecond(s.Now())
 	t.ModifiedGMT = now
 	t.Modified = WallClock(now, loc)
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.UpdatePost(ctx, &t); err != nil {
 			return err
 		}
@@ -632,7 +632,7 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 // DeletePost removes p permanently.
 // Its comments and revisions go with it, in the same transaction.
 func (s *Site) DeletePost(ctx context.Context, p *store.Post) error {
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.deletePostDependents(ctx, tx, p); err != nil {
 			return err
 		}
@@ -807,7 +807,7 @@ func (s *Site) publishDue(ctx context.Context, pt *PostType, due []*store.Post, 
 			continue
 		}
 		published := false
-		err := s.st.Tx(ctx, func(tx store.Store) error {
+		err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 			cur, err := tx.GetPost(ctx, p.ID)
 			if err != nil || cur.Status != "future" {
 				return err

@@ -463,7 +463,7 @@ func (s *Site) UpdateSettings(ctx context.Context, in SettingsPatch) (*Settings,
 		return nil, &Error{Code: "rest_invalid_param", Message: "Invalid parameter(s): " + strings.Join(names, ", "), Status: 400,
 			Data: map[string]any{"params": params}}
 	}
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		var stored SettingsPatch
 		raw, err := tx.GetOption(ctx, SettingsOption)
 		switch {

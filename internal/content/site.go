@@ -262,3 +262,13 @@ func (c *countCache) put(version int64, key string, n int64) {
 	}
 	c.m[key] = n
 }
+
+// write runs fn in one write transaction of the store. fn's ctx carries
+// the transaction (store.WithTx), so that the hooks and extensions fn
+// calls join it when they write instead of opening their own: their
+// writes commit or roll back with the change.
+func (s *Site) write(ctx context.Context, fn func(ctx context.Context, tx store.Store) error) error {
+	return s.st.Tx(ctx, func(tx store.Store) error {
+		return fn(store.WithTx(ctx, tx), tx)
+	})
+}

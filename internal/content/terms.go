@@ -296,7 +296,7 @@ func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, requ
 	if t.Slug == "" {
 		t.Slug = render.Slug(t.Name)
 	}
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.checkTermExists(ctx, tx, tax, t, slugGiven); err != nil {
 			return err
 		}
@@ -426,7 +426,7 @@ func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, i
 	if t == *old {
 		return old, nil
 	}
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if t.Parent != old.Parent && t.Parent != 0 {
 			if err := s.checkNoLoop(ctx, tx, &t); err != nil {
 				return err
@@ -502,7 +502,7 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 		}
 		reassign = set.DefaultCategory
 	}
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.DeleteTerm(ctx, t.ID, reassign); err != nil {
 			return err
 		}

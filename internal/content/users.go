@@ -380,7 +380,7 @@ func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput, 
 	if err := s.preInsertUser(ctx, u, request); err != nil {
 		return nil, err
 	}
-	err = s.st.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if _, err := tx.GetUserByLogin(ctx, u.Login); err == nil {
 			return errBad("existing_user_login", "Sorry, that username already exists!")
 		} else if !errors.Is(err, store.ErrNotFound) {
@@ -519,7 +519,7 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 	if err := s.preInsertUser(ctx, &u, request); err != nil {
 		return nil, err
 	}
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if u.Email != "" && !strings.EqualFold(u.Email, old.Email) {
 			if other, err := tx.GetUserByEmail(ctx, u.Email); err == nil && other.ID != u.ID {
 				return errBad("rest_user_invalid_email", "Email address is invalid.")
@@ -564,7 +564,7 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 // all happens in one transaction; the user's sessions and application
 // passwords go with it.
 func (s *Site) DeleteUser(ctx context.Context, u *store.User, reassign int64) error {
-	err := s.st.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		posts, err := tx.ListPosts(ctx, store.PostQuery{Authors: []int64{u.ID}, OrderBy: "id", Order: "asc"})
 		if err != nil {
 			return err

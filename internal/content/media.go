@@ -405,7 +405,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		p.ID = 0
 		release()
 		return nil, nil, &Error{Code: "db_update_error", Message: "Could not insert attachment into the database.", Status: 500,
-			Data: map[string]any{"cause": errorCause(err)}}
+			Data: map[string]any{"cause": errorCause(err)}, Cause: err}
 	}
 	return p, m, nil
 }

@@ -24,9 +24,16 @@ type Error struct {
 	// Data holds extra keys of the error's data beside "status" (e.g.
 	// "params" of rest_invalid_param, "term_id" of term_exists).
 	Data map[string]any
+	// Cause is the internal failure behind a 5xx answer: the error
+	// boundary logs it (and answers a store outage with 503); it is never
+	// sent.
+	Cause error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 func errBad(code, msg string) *Error  { return &Error{Code: code, Message: msg, Status: 400} }
 func errAuth(code, msg string) *Error { return &Error{Code: code, Message: msg} }

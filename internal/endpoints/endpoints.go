@@ -57,6 +57,7 @@ func apiError(r *rest.Request, err error) error {
 		for k, v := range ce.Data {
 			e = e.WithData(k, v)
 		}
+		e.Cause = ce.Cause
 		return e
 	}
 	return err

@@ -28,7 +28,7 @@ const StatusClientClosedRequest = 499
 //
 //   - store unavailable or busy (anywhere in the chain, also under an
 //     *Error's Cause): 503 rest_database_unavailable with Retry-After;
-//   - an *Error: itself (its Cause, if any, stays in the log);
+//   - an *Error: itself (its Cause, if any, is logged);
 //   - an *auth.Error: its code, status and Retry-After;
 //   - store.ErrNotFound: 404 rest_not_found; store.ErrConflict: 409
 //     rest_conflict;
@@ -48,8 +48,11 @@ func (s *Server) apiError(req *Request, err error) *Error {
 	}
 	var ae *Error
 	if errors.As(err, &ae) {
-		if st := ae.HTTPStatus(); ae.Cause != nil || st == http.StatusInternalServerError {
-			s.logFailure(req, st, err)
+		if ae.Cause != nil {
+			// A 5xx the handler chose (rest_cannot_delete, ...) with the
+			// failure behind it; one without a cause is an answer of the
+			// spec (a refused upload type), not a failure to log.
+			s.logFailure(req, ae.HTTPStatus(), err)
 		}
 		return ae
 	}

@@ -105,7 +105,7 @@ func userByLogin(ctx context.Context, site *content.Site, login string) (*store.
 	if login == "" {
 		return nil, errors.New("--login is required")
 	}
-	u, err := site.Store.GetUserByLogin(ctx, login)
+	u, err := site.Storage().GetUserByLogin(ctx, login)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("no user with login %q (see `user list`)", login)
 	}

@@ -145,7 +145,7 @@ func normalizeCommentType(t string) string {
 
 // GetComment loads one comment; ok is false when it does not exist.
 func (s *Site) GetComment(ctx context.Context, id int64) (*store.Comment, bool, error) {
-	c, err := s.Store.GetComment(ctx, id)
+	c, err := s.st.GetComment(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -265,7 +265,7 @@ func (s *Site) CommentAccess(u *auth.User, unlocked []int64) *store.CommentAcces
 // ListComments runs a collection query and returns one page of comments and
 // the total number of matching comments.
 func (s *Site) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.Comment, int64, error) {
-	list, err := s.Store.ListComments(ctx, q)
+	list, err := s.st.ListComments(ctx, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list comments: %w", err)
 	}
@@ -273,7 +273,7 @@ func (s *Site) ListComments(ctx context.Context, q store.CommentQuery) ([]*store
 		return list, int64(len(list)), nil
 	}
 	q.Offset, q.Limit, q.OrderBy, q.Order = 0, 0, "", ""
-	total, err := s.Store.CountComments(ctx, q)
+	total, err := s.st.CountComments(ctx, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count comments: %w", err)
 	}
@@ -341,7 +341,7 @@ func (s *Site) applyComment(ctx context.Context, c *store.Comment, in CommentInp
 	}
 	if in.Author != nil {
 		if *in.Author != 0 && *in.Author != c.AuthorID {
-			if _, err := s.Store.GetUser(ctx, *in.Author); err != nil {
+			if _, err := s.st.GetUser(ctx, *in.Author); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return errBad("rest_comment_author_invalid", "Invalid comment author id.")
 				}
@@ -400,7 +400,7 @@ func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post,
 		if post != nil && post.Author == c.AuthorID {
 			return store.CommentApproved, nil
 		}
-		rec, err := s.Store.GetUser(ctx, c.AuthorID)
+		rec, err := s.st.GetUser(ctx, c.AuthorID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return "", err
 		}
@@ -418,7 +418,7 @@ func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post,
 		if c.Type == "pingback" || c.Type == "trackback" || c.AuthorName == "" || c.AuthorEmail == "" {
 			return store.CommentHeld, nil
 		}
-		ok, err := s.Store.HasApprovedComment(ctx, c.AuthorName, c.AuthorEmail)
+		ok, err := s.st.HasApprovedComment(ctx, c.AuthorName, c.AuthorEmail)
 		if err != nil {
 			return "", err
 		}
@@ -465,7 +465,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 			post = p
 		}
 	}
-	dup, err := s.Store.DuplicateComment(ctx, c)
+	dup, err := s.st.DuplicateComment(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("create comment: %w", err)
 	}
@@ -473,7 +473,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 		return nil, &Error{Code: "comment_duplicate", Message: "Duplicate comment detected; it looks as though you've already said that!", Status: 409}
 	}
 	if !moderator {
-		wait, err := s.Store.TakeRateToken(ctx, commentFloodKey(c.AuthorIP, c.AuthorID), s.Now(), CommentFloodInterval, 1)
+		wait, err := s.st.TakeRateToken(ctx, commentFloodKey(c.AuthorIP, c.AuthorID), s.Now(), CommentFloodInterval, 1)
 		if err != nil {
 			return nil, fmt.Errorf("create comment: %w", err)
 		}
@@ -489,7 +489,7 @@ func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput,
 		// An explicit status (moderators only) applies after the rules.
 		applyCommentStatus(c, *in.Status)
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.InsertComment(ctx, c); err != nil {
 			return err
 		}
@@ -581,7 +581,7 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 	if c == *old {
 		return &c, nil
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.UpdateComment(ctx, &c); err != nil {
 			return err
 		}
@@ -600,7 +600,7 @@ func (s *Site) UpdateComment(ctx context.Context, u *auth.User, old *store.Comme
 func (s *Site) TrashComment(ctx context.Context, c *store.Comment) error {
 	t := *c
 	applyCommentStatus(&t, "trash")
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.UpdateComment(ctx, &t); err != nil {
 			return err
 		}
@@ -614,7 +614,7 @@ func (s *Site) TrashComment(ctx context.Context, c *store.Comment) error {
 
 // DeleteComment removes c permanently; its replies move to its parent.
 func (s *Site) DeleteComment(ctx context.Context, c *store.Comment) error {
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.DeleteComment(ctx, c.ID); err != nil {
 			return err
 		}

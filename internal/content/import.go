@@ -320,7 +320,7 @@ func (s *Site) ImportMediaFile(ctx context.Context, data []byte, name, folder st
 		for _, p := range paths {
 			_ = blobs.Delete(cleanup, p)
 		}
-		_ = s.Store.ReleaseMediaPaths(cleanup, paths)
+		_ = s.st.ReleaseMediaPaths(cleanup, paths)
 	}
 	if err := blobs.Put(ctx, file, bytes.NewReader(data), int64(len(data)), mimeType); err != nil {
 		release()

@@ -324,7 +324,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		for _, p := range paths {
 			_ = blobs.Delete(cleanup, p)
 		}
-		_ = s.Store.ReleaseMediaPaths(cleanup, paths)
+		_ = s.st.ReleaseMediaPaths(cleanup, paths)
 	}
 	base := media.Ext(file)
 	base = strings.TrimSuffix(file[strings.LastIndexByte(file, '/')+1:], "."+base)
@@ -379,7 +379,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		m.Details = string(js)
 	}
 	p.GUID = publicBase + "/" + file
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
@@ -405,7 +405,7 @@ func (s *Site) CreateMedia(ctx context.Context, u *auth.User, up Upload, in Medi
 		p.ID = 0
 		release()
 		return nil, nil, &Error{Code: "db_update_error", Message: "Could not insert attachment into the database.", Status: 500,
-			Data: map[string]any{"cause": errorCause(err)}}
+			Data: map[string]any{"cause": errorCause(err)}, Cause: err}
 	}
 	return p, m, nil
 }
@@ -436,7 +436,7 @@ func SanitizeImageMeta(m *media.ImageMeta) {
 
 // errorCause is a short, safe description of a storage failure.
 func errorCause(err error) string {
-	if errors.Is(err, store.ErrUnavailable) {
+	if store.Unavailable(err) {
 		return "database unavailable"
 	}
 	return "storage failure"
@@ -475,7 +475,7 @@ func (s *Site) reserveNames(ctx context.Context, blobs media.Blobs, folder, name
 		if taken {
 			continue
 		}
-		err := s.Store.ReserveMediaPaths(ctx, paths)
+		err := s.st.ReserveMediaPaths(ctx, paths)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
@@ -524,7 +524,7 @@ func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m
 	if in.AltText != nil {
 		nm.AltText = render.PlainText(*in.AltText)
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}
@@ -551,7 +551,7 @@ func (s *Site) UpdateMedia(ctx context.Context, u *auth.User, old *store.Post, m
 // original and all its sizes) first, so that a failure leaves the record
 // to retry with, then the record.
 func (s *Site) DeleteMedia(ctx context.Context, p *store.Post) error {
-	paths, err := s.Store.MediaPaths(ctx, p.ID)
+	paths, err := s.st.MediaPaths(ctx, p.ID)
 	if err != nil {
 		return fmt.Errorf("delete attachment %d: %w", p.ID, err)
 	}
@@ -561,7 +561,7 @@ func (s *Site) DeleteMedia(ctx context.Context, p *store.Post) error {
 			return fmt.Errorf("delete attachment %d: %w", p.ID, err)
 		}
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.ReleaseMediaPaths(ctx, paths); err != nil {
 			return err
 		}
@@ -581,7 +581,7 @@ func (s *Site) DeleteMedia(ctx context.Context, p *store.Post) error {
 
 // GetMedia loads the file records of many attachments in one query.
 func (s *Site) GetMedia(ctx context.Context, ids []int64) (map[int64]*store.Media, error) {
-	return s.Store.GetMedia(ctx, ids)
+	return s.st.GetMedia(ctx, ids)
 }
 
 // ParentVisibility returns, for every type media can be attached to, the
@@ -601,7 +601,7 @@ func (s *Site) ParentVisibility(u *auth.User) map[string]*store.Visibility {
 // serving files: ok is false when no readable attachment owns path (an
 // unknown path, an upload in flight, or media of a post u cannot read).
 func (s *Site) MediaFile(ctx context.Context, u *auth.User, path string) (*store.Post, bool, error) {
-	id, err := s.Store.MediaPathOwner(ctx, path)
+	id, err := s.st.MediaPathOwner(ctx, path)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && id == 0) {
 		return nil, false, nil
 	}
@@ -636,7 +636,7 @@ func (s *Site) SweepMediaReservations(ctx context.Context, olderThan time.Durati
 	cutoff := time.Now().Add(-olderThan)
 	total := 0
 	for {
-		paths, err := s.Store.StaleMediaReservations(ctx, cutoff, sweepBatch)
+		paths, err := s.st.StaleMediaReservations(ctx, cutoff, sweepBatch)
 		if err != nil {
 			return total, fmt.Errorf("sweep media reservations: %w", err)
 		}
@@ -648,7 +648,7 @@ func (s *Site) SweepMediaReservations(ctx context.Context, olderThan time.Durati
 				return total, fmt.Errorf("sweep media reservations: %w", err)
 			}
 		}
-		if err := s.Store.ReleaseMediaReservations(ctx, paths); err != nil {
+		if err := s.st.ReleaseMediaReservations(ctx, paths); err != nil {
 			return total, fmt.Errorf("sweep media reservations: %w", err)
 		}
 		total += len(paths)

@@ -28,9 +28,16 @@ type Error struct {
 	// before trying again (comment_flood); the API sends it as
 	// Retry-After.
 	RetryAfter time.Duration
+	// Cause is the internal failure behind a 5xx answer: the error
+	// boundary logs it (and answers a store outage with 503); it is never
+	// sent.
+	Cause error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 func errBad(code, msg string) *Error  { return &Error{Code: code, Message: msg, Status: 400} }
 func errAuth(code, msg string) *Error { return &Error{Code: code, Message: msg} }
@@ -79,7 +86,7 @@ func (s *Site) CanRead(ctx context.Context, u *auth.User, p *store.Post) bool {
 	}
 	if p.Status == "inherit" {
 		if p.Parent > 0 {
-			parent, err := s.Store.GetPost(ctx, p.Parent)
+			parent, err := s.st.GetPost(ctx, p.Parent)
 			if err != nil {
 				return errors.Is(err, store.ErrNotFound)
 			}
@@ -118,7 +125,7 @@ func (s *Site) Editable(ctx context.Context, u *auth.User, posts []*store.Post) 
 		}
 	}
 	if len(parents) > 0 {
-		known, err := s.Store.GetPosts(ctx, parents)
+		known, err := s.st.GetPosts(ctx, parents)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +211,7 @@ func (s *Site) ProtectedSearch(u *auth.User, pt *PostType) *store.Visibility {
 // ListPosts runs a collection query and returns one page of posts and the
 // total number of matching posts.
 func (s *Site) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, int64, error) {
-	posts, err := s.Store.ListPosts(ctx, q)
+	posts, err := s.st.ListPosts(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -228,7 +235,7 @@ func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error)
 	version, ok := store.ContextVersion(ctx)
 	if !ok {
 		var err error
-		if version, err = s.Store.Version(ctx); err != nil {
+		if version, err = s.st.Version(ctx); err != nil {
 			return 0, err
 		}
 	}
@@ -241,7 +248,7 @@ func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error)
 	if n, ok := s.counts.get(version, key); ok {
 		return n, nil
 	}
-	n, err := s.Store.CountPosts(ctx, q)
+	n, err := s.st.CountPosts(ctx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -251,7 +258,7 @@ func (s *Site) countPosts(ctx context.Context, q store.PostQuery) (int64, error)
 
 // GetPost loads one post; ok is false when it does not exist.
 func (s *Site) GetPost(ctx context.Context, id int64) (*store.Post, bool, error) {
-	p, err := s.Store.GetPost(ctx, id)
+	p, err := s.st.GetPost(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -320,7 +327,7 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 	}
 	if in.Author != nil && *in.Author != 0 && pt.Supports(SupportAuthor) {
 		if *in.Author != u.ID() {
-			if _, err := s.Store.GetUser(ctx, *in.Author); err != nil {
+			if _, err := s.st.GetUser(ctx, *in.Author); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return errBad("rest_invalid_author", "Invalid author id.")
 				}
@@ -454,7 +461,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	if err := s.apply(ctx, u, pt, p, in, true, set); err != nil {
 		return nil, err
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
@@ -493,7 +500,7 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 	if err := s.apply(ctx, u, pt, &p, in, false, set); err != nil {
 		return nil, err
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {
 			return err
 		}
@@ -614,7 +621,7 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 	now := truncSecond(s.Now())
 	t.ModifiedGMT = now
 	t.Modified = WallClock(now, loc)
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.UpdatePost(ctx, &t); err != nil {
 			return err
 		}
@@ -636,7 +643,7 @@ func (s *Site) TrashPost(ctx context.Context, p *store.Post) error {
 // DeletePost removes p permanently.
 // Its comments and revisions go with it, in the same transaction.
 func (s *Site) DeletePost(ctx context.Context, p *store.Post) error {
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.deletePostDependents(ctx, tx, p); err != nil {
 			return err
 		}
@@ -745,7 +752,7 @@ func (s *Site) ParentChains(ctx context.Context, posts []*store.Post) (map[int64
 		}
 	}
 	for depth := 0; len(next) > 0 && depth < 32; depth++ {
-		got, err := s.Store.GetPosts(ctx, next)
+		got, err := s.st.GetPosts(ctx, next)
 		if err != nil {
 			return nil, err
 		}
@@ -777,7 +784,7 @@ func (s *Site) PublishDue(ctx context.Context) (int, error) {
 	var n int
 	for _, pt := range s.types.All() {
 		for offset := 0; ; {
-			due, err := s.Store.ListPosts(ctx, store.PostQuery{
+			due, err := s.st.ListPosts(ctx, store.PostQuery{
 				Types: []string{pt.Name}, Statuses: []string{"future"}, Before: &before,
 				Offset: offset, Limit: batch, OrderBy: "date", Order: "asc",
 			})
@@ -811,7 +818,7 @@ func (s *Site) publishDue(ctx context.Context, pt *PostType, due []*store.Post, 
 			continue
 		}
 		published := false
-		err := s.Store.Tx(ctx, func(tx store.Store) error {
+		err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 			cur, err := tx.GetPost(ctx, p.ID)
 			if err != nil || cur.Status != "future" {
 				return err

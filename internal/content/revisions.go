@@ -71,7 +71,7 @@ func (s *Site) siteRootOf(p *store.Post) string {
 
 // Revisions returns every revision of the post parent, newest first.
 func (s *Site) Revisions(ctx context.Context, parent int64) ([]*store.Post, error) {
-	revs, err := s.Store.ListPosts(ctx, store.PostQuery{
+	revs, err := s.st.ListPosts(ctx, store.PostQuery{
 		Types:   []string{RevisionType},
 		Parents: []int64{parent}, ParentsSet: true,
 		OrderBy: "date", Order: "desc",
@@ -87,7 +87,7 @@ func (s *Site) DeleteRevision(ctx context.Context, rev *store.Post) error {
 	if rev.Type != RevisionType {
 		return errors.New("delete revision: not a revision")
 	}
-	if err := s.Store.DeletePost(ctx, rev.ID); err != nil {
+	if err := s.st.DeletePost(ctx, rev.ID); err != nil {
 		return fmt.Errorf("delete revision %d: %w", rev.ID, err)
 	}
 	return nil

@@ -369,7 +369,7 @@ func (s *Site) Settings(ctx context.Context) (*Settings, error) {
 	version, ok := store.ContextVersion(ctx)
 	if !ok {
 		var err error
-		if version, err = s.Store.Version(ctx); err != nil {
+		if version, err = s.st.Version(ctx); err != nil {
 			return nil, fmt.Errorf("read settings: %w", err)
 		}
 	}
@@ -382,7 +382,7 @@ func (s *Site) settingsAt(ctx context.Context, version int64) (*Settings, error)
 	if e := s.settings.Load(); e != nil && e.version == version {
 		return e.val, nil
 	}
-	raw, err := s.Store.GetOption(ctx, SettingsOption)
+	raw, err := s.st.GetOption(ctx, SettingsOption)
 	if errors.Is(err, store.ErrNotFound) {
 		raw, err = "", nil
 	}
@@ -439,7 +439,7 @@ func (s *Site) FileSettings() *Settings { return s.fileSettings }
 func (s *Site) UpdateSettings(ctx context.Context, in SettingsPatch) (*Settings, error) {
 	bad := in.check()
 	if in.DefaultCategory != nil && bad[SettingDefaultCategory] == "" {
-		t, err := s.Store.GetTerm(ctx, *in.DefaultCategory)
+		t, err := s.st.GetTerm(ctx, *in.DefaultCategory)
 		switch {
 		case errors.Is(err, store.ErrNotFound) || (err == nil && t.Taxonomy != "category"):
 			bad[SettingDefaultCategory] = fmt.Sprintf("default_category %d is not the id of a category.", *in.DefaultCategory)
@@ -463,7 +463,7 @@ func (s *Site) UpdateSettings(ctx context.Context, in SettingsPatch) (*Settings,
 		return nil, &Error{Code: "rest_invalid_param", Message: "Invalid parameter(s): " + strings.Join(names, ", "), Status: 400,
 			Data: map[string]any{"params": params}}
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		var stored SettingsPatch
 		raw, err := tx.GetOption(ctx, SettingsOption)
 		switch {
@@ -485,7 +485,7 @@ func (s *Site) UpdateSettings(ctx context.Context, in SettingsPatch) (*Settings,
 		return nil, fmt.Errorf("update settings: %w", err)
 	}
 	// The version after the write, whatever the request's context holds.
-	version, err := s.Store.Version(ctx)
+	version, err := s.st.Version(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("update settings: %w", err)
 	}

@@ -17,9 +17,11 @@ import (
 )
 
 // Site holds everything the domain needs: the store, the registries of post
-// types and statuses, roles and the capability resolver.
+// types and statuses, roles and the capability resolver. It is the only
+// door to the store for request handlers: its methods apply the rules, and
+// its batch reads (batch.go) serve the controllers' prefetching.
 type Site struct {
-	Store    store.Store
+	st       store.Store
 	cfg      *config.Config
 	types    *Types
 	statuses *Statuses
@@ -85,7 +87,7 @@ func NewSite(st store.Store, cfg *config.Config) (*Site, error) {
 		loc = l
 	}
 	s := &Site{
-		Store:    st,
+		st:       st,
 		cfg:      cfg,
 		types:    newTypes(cfg.PostTypes),
 		statuses: newStatuses(),
@@ -259,4 +261,14 @@ func (c *countCache) put(version int64, key string, n int64) {
 		c.m = make(map[string]int64, 64)
 	}
 	c.m[key] = n
+}
+
+// write runs fn in one write transaction of the store. fn's ctx carries
+// the transaction (store.WithTx), so that the hooks and extensions fn
+// calls join it when they write instead of opening their own: their
+// writes commit or roll back with the change.
+func (s *Site) write(ctx context.Context, fn func(ctx context.Context, tx store.Store) error) error {
+	return s.st.Tx(ctx, func(tx store.Store) error {
+		return fn(store.WithTx(ctx, tx), tx)
+	})
 }

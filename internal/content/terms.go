@@ -73,7 +73,7 @@ func (s *Site) GetTerm(ctx context.Context, tax *Taxonomy, id int64) (*store.Ter
 	if id <= 0 {
 		return nil, false, nil
 	}
-	t, err := s.Store.GetTerm(ctx, id)
+	t, err := s.st.GetTerm(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -89,7 +89,7 @@ func (s *Site) GetTerm(ctx context.Context, tax *Taxonomy, id int64) (*store.Ter
 // ListTerms returns one page of the terms q selects and the number of
 // matching terms. A page that starts at or past the end is empty.
 func (s *Site) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term, int64, error) {
-	terms, err := s.Store.ListTerms(ctx, q)
+	terms, err := s.st.ListTerms(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -98,7 +98,7 @@ func (s *Site) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term,
 	}
 	cq := q
 	cq.Offset, cq.Limit, cq.OrderBy, cq.Order = 0, 0, "", ""
-	total, err := s.Store.CountTerms(ctx, cq)
+	total, err := s.st.CountTerms(ctx, cq)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -153,7 +153,7 @@ func (s *Site) PostTerms(ctx context.Context, postIDs []int64, taxes []*Taxonomy
 	for i, tx := range taxes {
 		names[i] = tx.Name
 	}
-	return s.Store.PostTerms(ctx, postIDs, names)
+	return s.st.PostTerms(ctx, postIDs, names)
 }
 
 // TermAncestors loads every ancestor of the given terms that known does not
@@ -181,7 +181,7 @@ func (s *Site) TermAncestors(ctx context.Context, terms []*store.Term, known map
 	}
 	next := missing(terms)
 	for depth := 0; len(next) > 0 && depth < 32; depth++ {
-		got, err := s.Store.GetTerms(ctx, next)
+		got, err := s.st.GetTerms(ctx, next)
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +296,7 @@ func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, requ
 	if t.Slug == "" {
 		t.Slug = render.Slug(t.Name)
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.checkTermExists(ctx, tx, tax, t, slugGiven); err != nil {
 			return err
 		}
@@ -426,7 +426,7 @@ func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, i
 	if t == *old {
 		return old, nil
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if t.Parent != old.Parent && t.Parent != 0 {
 			if err := s.checkNoLoop(ctx, tx, &t); err != nil {
 				return err
@@ -502,7 +502,7 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 		}
 		reassign = set.DefaultCategory
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := tx.DeleteTerm(ctx, t.ID, reassign); err != nil {
 			return err
 		}

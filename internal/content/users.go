@@ -126,7 +126,23 @@ func (s *Site) GetUser(ctx context.Context, id int64) (*store.User, bool, error)
 	if id <= 0 {
 		return nil, false, nil
 	}
-	u, err := s.Store.GetUser(ctx, id)
+	u, err := s.st.GetUser(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return u, true, nil
+}
+
+// GetUserBySlug loads the user whose nicename is slug; ok is false when
+// there is none.
+func (s *Site) GetUserBySlug(ctx context.Context, slug string) (*store.User, bool, error) {
+	if slug == "" {
+		return nil, false, nil
+	}
+	u, err := s.st.GetUserBySlug(ctx, slug)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -151,7 +167,7 @@ func (s *Site) PublicTypeNames() []string {
 // PublishedAuthors returns which of ids have at least one published post of
 // a public type, in one query.
 func (s *Site) PublishedAuthors(ctx context.Context, ids []int64) (map[int64]bool, error) {
-	out, err := s.Store.AuthorsWithPublished(ctx, ids, s.PublicTypeNames())
+	out, err := s.st.AuthorsWithPublished(ctx, ids, s.PublicTypeNames())
 	if err != nil {
 		return nil, fmt.Errorf("published authors: %w", err)
 	}
@@ -237,14 +253,14 @@ func roleHasLevel(role *auth.Role) bool {
 // ListUsers returns one page of the users q selects and the total number
 // of users it matches.
 func (s *Site) ListUsers(ctx context.Context, q store.UserQuery) ([]*store.User, int64, error) {
-	users, err := s.Store.ListUsers(ctx, q)
+	users, err := s.st.ListUsers(ctx, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list users: %w", err)
 	}
 	if q.Limit > 0 && q.Offset == 0 && len(users) < q.Limit {
 		return users, int64(len(users)), nil
 	}
-	total, err := s.Store.CountUsers(ctx, q)
+	total, err := s.st.CountUsers(ctx, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count users: %w", err)
 	}
@@ -364,7 +380,7 @@ func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput, 
 	if err := s.preInsertUser(ctx, u, request); err != nil {
 		return nil, err
 	}
-	err = s.Store.Tx(ctx, func(tx store.Store) error {
+	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if _, err := tx.GetUserByLogin(ctx, u.Login); err == nil {
 			return errBad("existing_user_login", "Sorry, that username already exists!")
 		} else if !errors.Is(err, store.ErrNotFound) {
@@ -503,7 +519,7 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 	if err := s.preInsertUser(ctx, &u, request); err != nil {
 		return nil, err
 	}
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if u.Email != "" && !strings.EqualFold(u.Email, old.Email) {
 			if other, err := tx.GetUserByEmail(ctx, u.Email); err == nil && other.ID != u.ID {
 				return errBad("rest_user_invalid_email", "Email address is invalid.")
@@ -548,7 +564,7 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 // all happens in one transaction; the user's sessions and application
 // passwords go with it.
 func (s *Site) DeleteUser(ctx context.Context, u *store.User, reassign int64) error {
-	err := s.Store.Tx(ctx, func(tx store.Store) error {
+	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		posts, err := tx.ListPosts(ctx, store.PostQuery{Authors: []int64{u.ID}, OrderBy: "id", Order: "asc"})
 		if err != nil {
 			return err
@@ -577,7 +593,7 @@ func (s *Site) DeleteUser(ctx context.Context, u *store.User, reassign int64) er
 // ListAppPasswords returns the application passwords of user userID,
 // oldest first.
 func (s *Site) ListAppPasswords(ctx context.Context, userID int64) ([]*store.AppPassword, error) {
-	ps, err := s.Store.ListAppPasswords(ctx, userID)
+	ps, err := s.st.ListAppPasswords(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list application passwords: %w", err)
 	}
@@ -613,7 +629,7 @@ func (s *Site) CreateAppPassword(ctx context.Context, userID int64, name string)
 		return "", nil, err
 	}
 	p := &store.AppPassword{UUID: id, UserID: userID, Name: name, Hash: hash, Created: s.Now().Truncate(time.Second)}
-	if err := s.Store.InsertAppPassword(ctx, p); err != nil {
+	if err := s.st.InsertAppPassword(ctx, p); err != nil {
 		return "", nil, fmt.Errorf("create application password: %w", err)
 	}
 	return plain, p, nil
@@ -622,7 +638,7 @@ func (s *Site) CreateAppPassword(ctx context.Context, userID int64, name string)
 // DeleteAppPassword removes the application password uuid of user userID;
 // ok is false when the user has none with that uuid.
 func (s *Site) DeleteAppPassword(ctx context.Context, userID int64, uuid string) (bool, error) {
-	err := s.Store.DeleteAppPassword(ctx, userID, uuid)
+	err := s.st.DeleteAppPassword(ctx, userID, uuid)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -635,7 +651,7 @@ func (s *Site) DeleteAppPassword(ctx context.Context, userID int64, uuid string)
 // ListSessions returns the browser sessions of user userID that have not
 // expired, oldest first.
 func (s *Site) ListSessions(ctx context.Context, userID int64) ([]*store.Session, error) {
-	all, err := s.Store.ListSessions(ctx, userID)
+	all, err := s.st.ListSessions(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -652,7 +668,7 @@ func (s *Site) ListSessions(ctx context.Context, userID int64) ([]*store.Session
 // DeleteSession ends the browser session with token hash tokenHash; ok is
 // false when it no longer exists.
 func (s *Site) DeleteSession(ctx context.Context, tokenHash string) (bool, error) {
-	err := s.Store.DeleteSession(ctx, tokenHash)
+	err := s.st.DeleteSession(ctx, tokenHash)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -665,7 +681,7 @@ func (s *Site) DeleteSession(ctx context.Context, tokenHash string) (bool, error
 // DeleteOtherSessions ends every browser session of user userID except the
 // one with token hash keep ("" ends them all) and returns how many ended.
 func (s *Site) DeleteOtherSessions(ctx context.Context, userID int64, keep string) (int64, error) {
-	n, err := s.Store.DeleteOtherSessions(ctx, userID, keep)
+	n, err := s.st.DeleteOtherSessions(ctx, userID, keep)
 	if err != nil {
 		return 0, fmt.Errorf("delete sessions of user %d: %w", userID, err)
 	}

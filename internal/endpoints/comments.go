@@ -180,7 +180,7 @@ func (c *commentsController) load(r *rest.Request) (*store.Comment, error) {
 // in-reply-to links of a page of comments).
 func (c *commentsController) prefetch(reqs []*rest.Request) {
 	var postIDs []int64
-	for _, cm := range prefetchByID[commentKey](reqs, c.site.Store.GetComments) {
+	for _, cm := range prefetchByID[commentKey](reqs, c.site.GetComments) {
 		postIDs = append(postIDs, cm.PostID)
 	}
 	if len(postIDs) > 0 {
@@ -211,7 +211,7 @@ func (c *commentsController) posts(r *rest.Request, ids []int64) (map[int64]*sto
 	if len(missing) == 0 {
 		return out, nil
 	}
-	got, err := c.site.Store.GetPosts(r.Context(), missing)
+	got, err := c.site.GetPosts(r.Context(), missing)
 	if err != nil {
 		return nil, err
 	}
@@ -514,7 +514,7 @@ func (c *commentsController) delete(r *rest.Request) (*rest.Response, error) {
 		err = c.site.TrashComment(ctx, cm)
 	}
 	if err != nil {
-		return nil, rest.NewError("rest_cannot_delete", 500, "The comment cannot be deleted.")
+		return nil, cannotDelete(r, "The comment cannot be deleted.", err)
 	}
 	delete(r.Cache(), commentKey(cm.ID))
 	c.site.DeleteCommentHook(ctx, cm, res, r)
@@ -635,8 +635,7 @@ func (c *commentsController) prefetchLists(reqs []*rest.Request) {
 			}
 		}
 	}
-	pager, ok := c.site.Store.(store.CommentPager)
-	if first == nil || !ok {
+	if first == nil || !c.site.CanPageCommentsOfPosts() {
 		return
 	}
 	cache := first.Cache()
@@ -648,7 +647,7 @@ func (c *commentsController) prefetchLists(reqs []*rest.Request) {
 		return
 	}
 	q = c.site.CommentQueryHook(first.Context(), q, first)
-	pages, totals, err := pager.FirstCommentsOfPosts(first.Context(), q, posts)
+	pages, totals, err := c.site.FirstCommentsOfPosts(first.Context(), q, posts)
 	if err != nil {
 		return
 	}
@@ -743,7 +742,7 @@ func (c *commentsController) related(r *rest.Request, list []*store.Comment) (*c
 		}
 	}
 	if len(ids) > 0 {
-		got, err := c.site.Store.CommentsWithReplies(r.Context(), ids)
+		got, err := c.site.CommentsWithReplies(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}

@@ -57,9 +57,22 @@ func apiError(r *rest.Request, err error) error {
 		for k, v := range ce.Data {
 			e = e.WithData(k, v)
 		}
+		e.Cause = ce.Cause
 		return e
 	}
 	return err
+}
+
+// cannotDelete is the answer to a delete that failed: a domain rule's
+// error as the rule says, anything else rest_cannot_delete (500) keeping
+// err as its cause, so that the error boundary logs it and answers a
+// store outage with 503.
+func cannotDelete(r *rest.Request, msg string, err error) error {
+	var ce *content.Error
+	if errors.As(err, &ce) {
+		return apiError(r, err)
+	}
+	return rest.NewError("rest_cannot_delete", 500, msg).WithCause(err)
 }
 
 // contextArg is the `context` parameter every read endpoint declares.

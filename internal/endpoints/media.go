@@ -299,16 +299,15 @@ func (c *mediaController) create(r *rest.Request) (*rest.Response, error) {
 		return nil, err
 	}
 	p, m, err := c.site.CreateMedia(r.Context(), r.User, up, in, c.publicBase(r))
-	var ce *content.Error
-	if errors.As(err, &ce) && (ce.Code == "rest_upload_queue_full" || ce.Code == "rest_upload_storage_unavailable") {
-		// The image queue is full or the storage is down for a moment:
-		// the client is told when to try again.
-		resp := rest.NewResponse(ce.Status, apiError(r, err))
-		resp.SetHeader("Retry-After", strconv.Itoa(uploadRetryAfter))
-		return resp, nil
-	}
 	if err != nil {
-		return nil, apiError(r, err)
+		e := apiError(r, err)
+		var ce *content.Error
+		if re, ok := e.(*rest.Error); ok && errors.As(err, &ce) && (ce.Code == "rest_upload_queue_full" || ce.Code == "rest_upload_storage_unavailable") {
+			// The image queue is full or the storage is down for a moment:
+			// the client is told when to try again.
+			re.RetryAfter = uploadRetryAfter
+		}
+		return nil, e
 	}
 	r.Cache()[postKey(p.ID)] = p
 	r.Cache()[mediaKey(p.ID)] = m
@@ -375,14 +374,14 @@ func (c *mediaController) delete(r *rest.Request) (*rest.Response, error) {
 	ctx := r.Context()
 	if r.Bool("force") {
 		if err := c.site.DeleteMedia(ctx, p); err != nil {
-			return nil, rest.NewError("rest_cannot_delete", 500, "The post cannot be deleted.")
+			return nil, cannotDelete(r, "The post cannot be deleted.", err)
 		}
 	} else {
 		if p.Status == "trash" {
 			return nil, rest.NewError("rest_already_trashed", 410, "The post has already been deleted.")
 		}
 		if err := c.site.TrashPost(ctx, p); err != nil {
-			return nil, rest.NewError("rest_cannot_delete", 500, "The post cannot be deleted.")
+			return nil, cannotDelete(r, "The post cannot be deleted.", err)
 		}
 	}
 	delete(r.Cache(), postKey(p.ID))

@@ -226,7 +226,7 @@ func (c *postsController) loadOwn(r *rest.Request) (*store.Post, error) {
 
 // prefetch batch-loads the posts of many embedded item requests at once.
 func (c *postsController) prefetch(reqs []*rest.Request) {
-	prefetchByID[postKey](reqs, c.site.Store.GetPosts)
+	prefetchByID[postKey](reqs, c.site.GetPosts)
 }
 
 func errInvalidID(status int) error {
@@ -403,7 +403,7 @@ func (c *postsController) delete(r *rest.Request) (*rest.Response, error) {
 	ctx := r.Context()
 	if r.Bool("force") {
 		if err := c.site.DeletePost(ctx, p); err != nil {
-			return nil, rest.NewError("rest_cannot_delete", 500, "The post cannot be deleted.")
+			return nil, cannotDelete(r, "The post cannot be deleted.", err)
 		}
 	} else {
 		if !c.site.Trashable(c.pt, p) {
@@ -413,7 +413,7 @@ func (c *postsController) delete(r *rest.Request) (*rest.Response, error) {
 			return nil, rest.NewError("rest_already_trashed", 410, "The post has already been deleted.")
 		}
 		if err := c.site.TrashPost(ctx, p); err != nil {
-			return nil, rest.NewError("rest_cannot_delete", 500, "The post cannot be deleted.")
+			return nil, cannotDelete(r, "The post cannot be deleted.", err)
 		}
 	}
 	delete(r.Cache(), postKey(p.ID))
@@ -579,7 +579,11 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int, err
 		case "s":
 			q.Search = render.PlainText(val)
 		case "author_name":
-			if u, err := c.site.Store.GetUserBySlug(r.Context(), render.Slug(val)); err == nil {
+			u, ok, err := c.site.GetUserBySlug(r.Context(), render.Slug(val))
+			if err != nil {
+				return q, 0, 0, err
+			}
+			if ok {
 				q.Authors = []int64{u.ID}
 			} else {
 				q.Authors = []int64{-1} // nobody

@@ -191,7 +191,7 @@ func (c *revisionsController) delete(r *rest.Request) (*rest.Response, error) {
 		return nil, errRevisionInvalidID()
 	}
 	if err := c.site.DeleteRevision(r.Context(), rev); err != nil {
-		return nil, rest.NewError("rest_cannot_delete", 500, "The post cannot be deleted.")
+		return nil, cannotDelete(r, "The post cannot be deleted.", err)
 	}
 	return rest.NewResponse(200, true), nil
 }

@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -140,7 +139,7 @@ func loadPost(r *rest.Request, site *content.Site, id int64) (*store.Post, error
 // prefetchTerms batch-loads the terms of many embedded item requests
 // (the `up` links of a page of terms).
 func (c *termsController) prefetchTerms(reqs []*rest.Request) {
-	prefetchByID[termKey](reqs, c.site.Store.GetTerms)
+	prefetchByID[termKey](reqs, c.site.GetTerms)
 }
 
 // prefetchPosts batch-loads, for many embedded `?post=<id>` requests (the
@@ -166,7 +165,7 @@ func (c *termsController) prefetchPosts(reqs []*rest.Request) {
 		}
 	}
 	if len(postIDs) > 0 {
-		got, err := c.site.Store.GetPosts(ctx, postIDs)
+		got, err := c.site.GetPosts(ctx, postIDs)
 		if err != nil {
 			return
 		}
@@ -400,11 +399,7 @@ func (c *termsController) delete(r *rest.Request) (*rest.Response, error) {
 		return nil, err
 	}
 	if err := c.site.DeleteTerm(r.Context(), c.tax, t); err != nil {
-		var ce *content.Error
-		if errors.As(err, &ce) {
-			return nil, apiError(r, err)
-		}
-		return nil, rest.NewError("rest_cannot_delete", 500, "The resource cannot be deleted.")
+		return nil, cannotDelete(r, "The resource cannot be deleted.", err)
 	}
 	delete(r.Cache(), termKey(t.ID))
 	c.site.DeleteTermHook(r.Context(), c.tax, t, res, r)

@@ -209,7 +209,7 @@ func (c *usersController) prefetch(reqs []*rest.Request) {
 		return
 	}
 	ctx := reqs[0].Context()
-	got, err := c.site.Store.GetUsers(ctx, ids)
+	got, err := c.site.GetUsers(ctx, ids)
 	if err != nil {
 		return // each request loads its own user and reports the error
 	}
@@ -440,7 +440,7 @@ func (c *usersController) delete(r *rest.Request) (*rest.Response, error) {
 	}
 	res := c.prepare(r, u, schema.Edit)
 	if err := c.site.DeleteUser(r.Context(), u, reassign); err != nil {
-		return nil, rest.NewError("rest_cannot_delete", 500, "The resource cannot be deleted.")
+		return nil, cannotDelete(r, "The resource cannot be deleted.", err)
 	}
 	delete(r.Cache(), userKey(id))
 	c.site.DeleteUserHook(r.Context(), u, res, r)

@@ -27,7 +27,7 @@ func moodExtension() extension.Extension {
 					v, _ := it.Value("id")
 					ids = append(ids, v.(int64))
 				}
-				got, err := api.Site().Store.(store.PostMetaStore).PostMeta(r.Context(), ids, []string{"_mood"})
+				got, err := api.Site().Storage().PostMeta(r.Context(), ids, []string{"_mood"})
 				r.Cache()[cacheKey{}] = got
 				return err
 			},

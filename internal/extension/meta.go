@@ -120,7 +120,7 @@ func (a *API) installMeta(site *content.Site, rs *rest.Server) error {
 	if len(order) == 0 {
 		return nil
 	}
-	var ms store.PostMetaStore = site.Store
+	var ms store.PostMetaStore = site.Storage()
 	for _, typ := range order {
 		metas := byType[typ]
 		a.installTypeMeta(rs, ms, typ, metas)

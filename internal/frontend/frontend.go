@@ -136,10 +136,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // fail answers a request that could not be served: 503 while the
-// database is unreachable, 500 otherwise, logged once.
+// database is unreachable or busy, 500 otherwise, logged once.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, store.ErrUnavailable) {
-		w.Header().Set("Retry-After", "5")
+	if store.Unavailable(err) {
+		h.log.Warn("front end: database unavailable", "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(store.RetryAfterSeconds))
 		http.Error(w, "503 the site is temporarily unavailable; please try again in a moment", http.StatusServiceUnavailable)
 		return
 	}

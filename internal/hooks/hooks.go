@@ -10,6 +10,7 @@
 package hooks
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"slices"
@@ -101,7 +102,8 @@ func (h *Hook[T]) Bind(handler *Handler[T]) string {
 	}
 	hs := slices.DeleteFunc(slices.Clone(h.handlers), func(x *Handler[T]) bool { return x.ID == handler.ID })
 	hs = append(hs, handler)
-	slices.SortStableFunc(hs, func(a, b *Handler[T]) int { return a.Priority - b.Priority })
+	// cmp.Compare, not a subtraction, which overflows at the extremes.
+	slices.SortStableFunc(hs, func(a, b *Handler[T]) int { return cmp.Compare(a.Priority, b.Priority) })
 	h.handlers = hs
 	return handler.ID
 }

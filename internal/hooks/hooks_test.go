@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 
@@ -38,6 +39,25 @@ func TestHandlersRunInPriorityOrderThroughNext(t *testing.T) {
 	_ = h.Trigger(e)
 	if want := []string{"early", "a", "b", "page-only", "late"}; !reflect.DeepEqual(e.Value, want) {
 		t.Fatalf("keyed order = %v, want %v", e.Value, want)
+	}
+}
+
+// TestExtremePrioritiesKeepTheirOrder checks that priorities at the ends
+// of int order correctly (a subtraction would overflow and invert them).
+func TestExtremePrioritiesKeepTheirOrder(t *testing.T) {
+	h := hooks.New[*valueEvent]("rest_prepare_{}")
+	add := func(s string) func(e *valueEvent) error {
+		return func(e *valueEvent) error { e.Value = append(e.Value, s); return e.Next() }
+	}
+	h.Bind(&hooks.Handler[*valueEvent]{ID: "max", Priority: math.MaxInt, Func: add("max")})
+	h.Bind(&hooks.Handler[*valueEvent]{ID: "min", Priority: math.MinInt, Func: add("min")})
+	h.Bind(&hooks.Handler[*valueEvent]{ID: "zero", Func: add("zero")})
+	e := &valueEvent{key: "post"}
+	if err := h.Trigger(e); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"min", "zero", "max"}; !reflect.DeepEqual(e.Value, want) {
+		t.Fatalf("order = %v, want %v", e.Value, want)
 	}
 }
 

@@ -149,10 +149,26 @@ type Error struct {
 	Data map[string]any
 	// RawData, when set, is written as data instead of the status object.
 	RawData any
+	// RetryAfter, when positive, is sent as the Retry-After header (in
+	// seconds).
+	RetryAfter int
+	// Cause is the internal error behind the answer: logged once by the
+	// error boundary, never sent to the client.
+	Cause error
 }
 
 // Error returns the code and message.
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause, so that errors.Is sees through the answer to
+// it (a store outage under a rest_cannot_delete becomes a 503).
+func (e *Error) Unwrap() error { return e.Cause }
+
+// WithCause returns e with its internal cause set.
+func (e *Error) WithCause(err error) *Error {
+	e.Cause = err
+	return e
+}
 
 // HTTPStatus returns the HTTP status of the error (500 when unset).
 func (e *Error) HTTPStatus() int {
@@ -200,5 +216,9 @@ const (
 )
 
 func errorResponse(e *Error) *Response {
-	return &Response{Status: e.HTTPStatus(), Data: e}
+	r := &Response{Status: e.HTTPStatus(), Data: e}
+	if e.RetryAfter > 0 {
+		r.SetHeader("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	return r
 }

@@ -460,42 +460,6 @@ func (s *Server) checkPermission(req *Request) *Error {
 	return s.apiError(req, err)
 }
 
-// apiError turns an error of a handler or permission check into an API
-// error.
-func (s *Server) apiError(req *Request, err error) *Error {
-	if errors.Is(err, ErrForbidden) {
-		return AuthError(req, "rest_forbidden", msgForbidden)
-	}
-	var ae *Error
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var au *auth.Error
-	if errors.As(err, &au) {
-		return NewError(au.Code, au.Status, au.Message)
-	}
-	if errors.Is(err, store.ErrUnavailable) {
-		s.log.WarnContext(req.Context(), "rest: database unavailable", "method", req.Method, "path", req.Path, "err", err)
-		return NewError("rest_database_unavailable", http.StatusServiceUnavailable, msgDatabaseUnavailable)
-	}
-	if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
-		// The client went away: nothing is wrong with the server, and a
-		// client must not be able to fill the log at will.
-		s.log.DebugContext(req.Context(), "rest: client closed the request", "method", req.Method, "path", req.Path)
-		return NewError("rest_request_canceled", StatusClientClosedRequest, "The client closed the request.")
-	}
-	s.log.ErrorContext(req.Context(), "rest: request failed", "method", req.Method, "path", req.Path, "err", err)
-	return NewError("rest_internal_error", http.StatusInternalServerError, msgInternal)
-}
-
-// StatusClientClosedRequest is the status recorded for a request whose
-// client went away before the answer was ready (nobody receives it).
-const StatusClientClosedRequest = 499
-
-// msgDatabaseUnavailable is the message of the 503 answered while the
-// database cannot be reached.
-const msgDatabaseUnavailable = "The database is unavailable. Try again shortly."
-
 // allowed reports whether e's permission check says yes for req.
 func (s *Server) allowed(req *Request, e *endpoint) (ok bool) {
 	if e.Permission == nil {
@@ -677,10 +641,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if rt, _ := s.findAny(path); rt != nil {
 				// Refused credentials still count under their route.
 				reqlog.SetRoute(r.Context(), rt.label)
-			}
-			var au *auth.Error
-			if errors.As(err, &au) && au.RetryAfterSeconds() > 0 {
-				resp.SetHeader("Retry-After", strconv.Itoa(au.RetryAfterSeconds()))
 			}
 		} else {
 			req.User = u

@@ -157,8 +157,7 @@ func (s *Server) serveLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.sessions.SignOut(r); err != nil {
-		s.logger.ErrorContext(r.Context(), "sign out", "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "sign out", err)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{

@@ -220,8 +220,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 	}
 	state, err := s.checkSetupToken(ctx, form.Token)
 	if err != nil {
-		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "setup page", err)
 		return
 	}
 	form.State = state
@@ -248,8 +247,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg, err := s.setupTaken(ctx, form.Login, form.Email); err != nil {
-		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "setup page", err)
 		return
 	} else if msg != "" {
 		form.Error = msg
@@ -261,8 +259,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 	claim := newSetupToken()
 	got, err := s.store.AddOption(ctx, setupUsedOption(form.Token), claim)
 	if err != nil {
-		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "setup page", err)
 		return
 	}
 	if got != claim {
@@ -278,8 +275,7 @@ func (s *Server) serveSetup(w http.ResponseWriter, r *http.Request) {
 		s.logger.ErrorContext(r.Context(), "setup page: create administrator", "err", err)
 		form.Token = newSetupToken()
 		if serr := s.store.SetOption(ctx, setupTokenOption, form.Token); serr != nil {
-			s.logger.ErrorContext(r.Context(), "setup page", "err", serr)
-			http.Error(w, "500 internal server error", http.StatusInternalServerError)
+			s.fail(w, r, "setup page", serr)
 			return
 		}
 		form.Error = "The administrator could not be created. Please try again."
@@ -370,8 +366,7 @@ func (s *Server) setupTaken(ctx context.Context, login, email string) (string, e
 func (s *Server) setupPage(w http.ResponseWriter, r *http.Request, status int, form setupForm) {
 	var b bytes.Buffer
 	if err := setupTemplate.Execute(&b, form); err != nil {
-		s.logger.ErrorContext(r.Context(), "setup page", "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "setup page", err)
 		return
 	}
 	h := w.Header()

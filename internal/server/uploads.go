@@ -52,8 +52,7 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 	}
 	p, ok, err := s.site.MediaFile(ctx, u, key)
 	if err != nil {
-		s.logger.WarnContext(r.Context(), "serving upload", "path", key, "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "serving upload "+key, err)
 		return
 	}
 	if !ok {
@@ -66,8 +65,7 @@ func (s *Server) serveUploads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.logger.WarnContext(r.Context(), "serving upload", "path", key, "err", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+		s.fail(w, r, "serving upload "+key, err)
 		return
 	}
 	defer obj.Close()

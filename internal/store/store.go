@@ -29,6 +29,19 @@ var ErrUnavailable = errors.New("store: database unavailable")
 // database locked for longer than the store waits for it.
 var ErrBusy = errors.New("store: database busy")
 
+// Unavailable reports whether err comes from the database being
+// unreachable (ErrUnavailable: down, restarting, connection lost) or held
+// locked by another writer (ErrBusy): conditions to retry after a pause,
+// which the API answers with 503 and Retry-After.
+func Unavailable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBusy)
+}
+
+// RetryAfterSeconds is the pause, in seconds, that clients answered 503
+// because the database is unavailable or busy are told to wait
+// (Retry-After).
+const RetryAfterSeconds = 5
+
 // Post is one row of the posts table: posts, pages, attachments, custom post
 // types and (later) revisions share it.
 //
@@ -347,4 +360,25 @@ type Store interface {
 	// caches key on it.
 	Version(ctx context.Context) (int64, error)
 	Close() error
+}
+
+// Committer is implemented by stores that can run code once a write
+// transaction has committed: the store a Tx hands to its fn registers the
+// code for after the commit; a store outside a transaction runs it at once.
+type Committer interface {
+	// AfterCommit registers fn to run once the transaction has committed;
+	// fn never runs when the transaction rolls back. fn runs on the
+	// committing goroutine and must not block.
+	AfterCommit(fn func())
+}
+
+// AfterCommit runs fn once the transaction s belongs to has committed (see
+// Committer). When s cannot say (a store that is not a Committer) fn runs
+// now.
+func AfterCommit(s Store, fn func()) {
+	if c, ok := s.(Committer); ok {
+		c.AfterCommit(fn)
+		return
+	}
+	fn()
 }

@@ -24,8 +24,8 @@ import (
 type Emitter struct {
 	// Now stamps the events (default time.Now).
 	Now func() time.Time
-	// Notify, when set, is called after events were enqueued (the local
-	// worker wakes up).
+	// Notify, when set, is called once the transaction that enqueued
+	// events has committed (the local worker wakes up and finds them).
 	Notify func()
 }
 
@@ -69,7 +69,7 @@ func (em *Emitter) Emit(ctx context.Context, tx store.Store, ch content.Change) 
 		enqueued = true
 	}
 	if enqueued && em.Notify != nil {
-		em.Notify()
+		store.AfterCommit(tx, em.Notify)
 	}
 	return nil
 }
@@ -96,7 +96,9 @@ type Worker struct {
 	// request can take, so that no live worker loses its delivery.
 	Lease time.Duration
 	// Poll is how often the worker looks for due deliveries when nothing
-	// woke it (default 1 s).
+	// woke it (default 1 s). A change committed on this node wakes the
+	// worker at once (Emitter.Notify after the commit); the poll finds the
+	// deliveries other nodes enqueued and the retries that came due.
 	Poll time.Duration
 	// Batch is the number of deliveries claimed at once (default 10).
 	Batch int
@@ -196,14 +198,7 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-w.wake:
-			// The change that woke us commits right after; give it a
-			// moment so one pass sees it.
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
+		case <-w.wake: // a change committed on this node
 		}
 	}
 }

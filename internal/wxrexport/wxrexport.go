@@ -65,7 +65,7 @@ type Options struct {
 }
 
 // Export writes the WXR of site to w. It reads the site through a
-// store.Snapshotter snapshot when site.Store has one, and needs the store
+// store.Snapshotter snapshot when site.Storage() has one, and needs the store
 // to implement store.Exporter. Output is buffered and flushed after every
 // batch of items; on error, what was written so far is an incomplete
 // document.
@@ -121,10 +121,10 @@ func Export(ctx context.Context, site *content.Site, w io.Writer, opts Options) 
 		}
 		return nil
 	}
-	if sn, ok := site.Store.(store.Snapshotter); ok {
+	if sn, ok := site.Storage().(store.Snapshotter); ok {
 		return sn.ReadSnapshot(ctx, run)
 	}
-	return run(site.Store)
+	return run(site.Storage())
 }
 
 // exporter is one export run.

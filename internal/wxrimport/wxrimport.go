@@ -160,7 +160,7 @@ func New(ctx context.Context, site *content.Site, opts Options) (*Importer, erro
 		return nil, fmt.Errorf("unknown role %q", opts.AuthorRole)
 	}
 	for old, login := range opts.AuthorMap {
-		if _, err := site.Store.GetUserByLogin(ctx, login); errors.Is(err, store.ErrNotFound) {
+		if _, err := site.Storage().GetUserByLogin(ctx, login); errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("--author-map %s=%s: there is no user %q here", old, login, login)
 		} else if err != nil {
 			return nil, err
@@ -176,7 +176,7 @@ func New(ctx context.Context, site *content.Site, opts Options) (*Importer, erro
 		}
 	}
 	return &Importer{
-		site: site, st: site.Store, opts: opts, sum: newSummary(opts.DryRun),
+		site: site, st: site.Storage(), opts: opts, sum: newSummary(opts.DryRun),
 		maps:      map[string]map[string]map[string]int64{},
 		users:     map[string]map[string]int64{},
 		authorIDs: map[string]map[int64]int64{},

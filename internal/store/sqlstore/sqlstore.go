@@ -84,6 +84,8 @@ var (
 	_ store.Copier       = (*DB)(nil)
 	_ store.Store        = (*txStore)(nil)
 	_ store.Exporter     = (*txStore)(nil)
+	_ store.Committer    = (*DB)(nil)
+	_ store.Committer    = (*txStore)(nil)
 )
 
 // New returns the store that runs its statements on c in dialect d.
@@ -109,21 +111,27 @@ func (db *DB) Version(ctx context.Context) (int64, error) {
 // transactions of every process (Conns.Begin with serial set). fn's store
 // reads and writes through the transaction; a Tx inside fn reuses it. The
 // transaction commits when fn returns nil and rolls back when fn returns an
-// error (which Tx returns unchanged) or panics.
+// error (which Tx returns unchanged) or panics. When ctx carries an open
+// write transaction of db (store.WithTx), fn runs in it instead: the
+// transaction commits or rolls back as a whole, with its outermost Tx.
 func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
+	if t := db.joined(ctx); t != nil {
+		return fn(t)
+	}
 	tx, err := db.c.Begin(ctx, true)
 	if err != nil {
 		return err
 	}
+	t := &txStore{ops{db: db, tx: &txState{tx: tx, write: true}}}
 	committed := false
 	defer func() {
+		t.tx.done.Store(true)
 		if !committed {
 			if rerr := tx.Rollback(context.WithoutCancel(ctx)); rerr != nil && err != nil {
 				err = errors.Join(err, db.fail("rollback", rerr))
 			}
 		}
 	}()
-	t := &txStore{ops{db: db, tx: &txState{tx: tx}}}
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -136,7 +144,25 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 		return db.fail("commit", err)
 	}
 	committed = true
+	t.tx.done.Store(true)
+	for _, f := range t.tx.after {
+		f()
+	}
 	return nil
+}
+
+// joined returns the open write transaction of db that ctx carries
+// (store.WithTx), or nil.
+func (db *DB) joined(ctx context.Context) *txStore {
+	s, ok := store.ContextTx(ctx)
+	if !ok {
+		return nil
+	}
+	t, ok := s.(*txStore)
+	if !ok || t.db != db || !t.tx.write || t.tx.done.Load() {
+		return nil
+	}
+	return t
 }
 
 // ReadSnapshot runs fn with a store whose reads all see one snapshot of the
@@ -156,10 +182,15 @@ func (db *DB) ReadSnapshot(ctx context.Context, fn func(store.Store) error) erro
 	return fn(t)
 }
 
-// txState is one open transaction; dirty records whether it wrote content.
+// txState is one open transaction; dirty records whether it wrote
+// content, after holds what runs once it has committed. write is set for
+// the transactions of Tx (not ReadSnapshot's), done once it has ended.
 type txState struct {
 	tx    Tx
 	dirty bool
+	after []func()
+	write bool
+	done  atomic.Bool
 }
 
 // txStore is the store bound to one transaction.
@@ -187,6 +218,16 @@ type ops struct {
 	tx *txState // nil outside a transaction
 }
 
+// AfterCommit runs fn once the transaction o is bound to has committed,
+// or now when o is bound to none (store.Committer).
+func (o ops) AfterCommit(fn func()) {
+	if o.tx == nil {
+		fn()
+		return
+	}
+	o.tx.after = append(o.tx.after, fn)
+}
+
 // reader returns the querier reads go through.
 func (o ops) reader() querier {
 	if o.tx != nil {
@@ -196,11 +237,17 @@ func (o ops) reader() querier {
 }
 
 // writeTx runs fn in a write transaction: the open one when o is bound to a
-// transaction, otherwise a new one that bumps the version when fn changed
-// content and commits. When guard is set and o is in a transaction, fn runs
-// under Tx.Guard, so that an expected failure (a unique violation) leaves
-// the transaction usable.
+// transaction or ctx carries one of o's database (store.WithTx), otherwise
+// a new one that bumps the version when fn changed content and commits.
+// When guard is set and o is in a transaction, fn runs under Tx.Guard, so
+// that an expected failure (a unique violation) leaves the transaction
+// usable.
 func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (changed bool, err error)) error {
+	if o.tx == nil {
+		if t := o.db.joined(ctx); t != nil {
+			o = t.ops // the request's open transaction (store.WithTx)
+		}
+	}
 	if o.tx != nil {
 		if !guard {
 			changed, err := fn(querier{db: o.db, c: o.tx.tx})

@@ -1,0 +1,61 @@
+package content_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/storetest"
+)
+
+// TestHookWritesJoinTheChangesTransaction checks that a hook told about a
+// change (Site.Changed) that writes through the store with the context it
+// was given writes inside the change's transaction: its write commits with
+// the change and rolls back with it, and on SQLite it does not wait for the
+// single writer the change holds.
+func TestHookWritesJoinTheChangesTransaction(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	site, err := content.NewSite(db, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := &store.User{Login: "admin", Email: "admin@example.com", Nicename: "admin", Registered: time.Now().UTC(), Roles: []string{"administrator"}}
+	if err := db.InsertUser(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := site.Types().Get("post")
+	refuse := errors.New("refused by the hook")
+	fail, key := false, "first"
+	site.Changed = func(ctx context.Context, _ store.Store, ch content.Change) error {
+		if err := site.Storage().SetOption(ctx, key, ch.Action); err != nil {
+			return err
+		}
+		if fail {
+			return refuse
+		}
+		return nil
+	}
+	title := "Hello"
+	if _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := db.GetOption(ctx, "first"); err != nil || v != "created" {
+		t.Fatalf("the hook's write did not commit with the change: %q, %v", v, err)
+	}
+
+	fail, key = true, "second"
+	if _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test"); !errors.Is(err, refuse) {
+		t.Fatalf("err = %v, want the hook's", err)
+	}
+	if _, err := db.GetOption(ctx, "second"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the hook's write survived the rolled-back change: %v", err)
+	}
+	if n, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"post"}}); err != nil || n != 1 {
+		t.Fatalf("%d posts, %v; want the first one only", n, err)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -243,5 +244,58 @@ func TestPostgresRestart(t *testing.T) {
 	case err := <-n.done:
 		t.Fatalf("the node exited: %v\n%s", err, n.stderr)
 	default:
+	}
+}
+
+// TestRollingUpgradeOldNodesServeANewerSchema is the upgrade path of
+// several nodes on PostgreSQL: the first node of a new release migrates
+// while the old nodes keep serving, and an old node that restarts in the
+// meantime comes back on the newer schema (a release's migrations only
+// add). `folio migrate` of the old release still refuses it, and a SQLite
+// site (one process) refuses a newer schema at start.
+func TestRollingUpgradeOldNodesServeANewerSchema(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t) // skips without FOLIO_TEST_DATABASE_URL
+	mustRun(t, "migrate", "--database", url)
+	mustRun(t, "user", "create", "--database", url, "--login", "admin", "--email", "admin@example.com", "--password", "Hook-pass-1234", "--role", "administrator")
+	pass := lastLineOf(mustRun(t, "user", "app-password", "--database", url, "--login", "admin"))
+	old := startServe(t, nil, "--database", url)
+
+	// A newer release's migration: additive, as the upgrade rule demands.
+	db := storetest.OpenPostgres(t, url)
+	ctx := context.Background()
+	for _, q := range []string{
+		`ALTER TABLE posts ADD COLUMN reading_minutes integer NOT NULL DEFAULT 0`,
+		`CREATE TABLE future_feature (id bigint PRIMARY KEY)`,
+		`INSERT INTO schema_migrations VALUES (9999, now())`,
+	} {
+		if _, err := db.Pool().Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	// The node that was running keeps reading and writing.
+	code, _, body := apiCall(t, "POST", old.url+"/api/svc/v2/posts", "admin", pass, `{"title":"During the upgrade","status":"publish"}`)
+	if code != 201 {
+		t.Fatalf("write on the running old node = %d %s", code, body)
+	}
+	// An old node that starts now serves too, with a warning, and is ready.
+	restarted := startServe(t, nil, "--database", url)
+	if !strings.Contains(restarted.stderr.String(), "newer than this binary") {
+		t.Errorf("no warning about the newer schema:\n%s", restarted.stderr)
+	}
+	for _, path := range []string{"/readyz", "/api/svc/v2/posts"} {
+		code, _, body := apiCall(t, "GET", restarted.url+path, "", "", "")
+		if code != 200 {
+			t.Fatalf("GET %s on the restarted old node = %d %s", path, code, body)
+		}
+	}
+	code, _, body = apiCall(t, "POST", restarted.url+"/api/svc/v2/posts", "admin", pass, `{"title":"After the restart","status":"publish"}`)
+	if code != 201 {
+		t.Fatalf("write on the restarted old node = %d %s", code, body)
+	}
+	// The old release's `folio migrate` does not touch the newer schema.
+	if r := run(t, nil, "migrate", "--database", url); r.code == 0 || !strings.Contains(r.stderr, "newer") {
+		t.Errorf("old migrate on a newer schema: exit %d %s", r.code, r.stderr)
 	}
 }

@@ -26,7 +26,7 @@ func NewWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, exts 
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg)
+	st, err := openStoreToServe(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/retention"
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/migrate"
 	"github.com/folio-server/folio/internal/store/postgres"
 	"github.com/folio-server/folio/internal/store/sqlite"
 	"github.com/folio-server/folio/internal/webhooks"
@@ -92,8 +93,35 @@ type siteLabels struct {
 }
 
 // OpenStore opens the database cfg selects (creating the data directory for
-// SQLite) and applies pending migrations. The caller closes the store.
+// SQLite) and applies pending migrations; a database a newer release
+// migrated is refused (migrate.ErrSchemaNewer). The caller closes the
+// store.
 func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
+	return openStore(ctx, cfg, nil)
+}
+
+// openStoreToServe is OpenStore for a serving node. On PostgreSQL it also
+// serves a database that a newer release already migrated, with a warning:
+// during a rolling upgrade of several nodes the first new node migrates
+// while the old ones still serve, and an old node that restarts then must
+// come back. Migrations are written for that: a release only adds (tables,
+// nullable or defaulted columns, indexes) and removes nothing an older
+// release uses (see docs/operations.md, "Upgrading"). A SQLite site is
+// served by one process, so a newer schema there means a downgrade: it is
+// refused.
+func openStoreToServe(ctx context.Context, cfg *config.Config, logger *slog.Logger) (store.Store, error) {
+	return openStore(ctx, cfg, func(err error) bool {
+		if !cfg.IsPostgres() || !errors.Is(err, migrate.ErrSchemaNewer) {
+			return false
+		}
+		logger.Warn("the database schema is newer than this binary: serving it during a rolling upgrade; upgrade this node", "err", err)
+		return true
+	})
+}
+
+// openStore opens and migrates the store; tolerate, when not nil, may
+// accept a migration error and keep the store open.
+func openStore(ctx context.Context, cfg *config.Config, tolerate func(error) bool) (store.Store, error) {
 	if cfg.IsPostgres() {
 		where := config.RedactURL(cfg.DatabaseURL)
 		db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{
@@ -105,7 +133,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open database %s: %w", where, err)
 		}
-		if err := db.Migrate(ctx); err != nil {
+		if err := db.Migrate(ctx); err != nil && (tolerate == nil || !tolerate(err)) {
 			db.Close()
 			return nil, fmt.Errorf("migrate database %s: %w", where, err)
 		}
@@ -149,7 +177,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg)
+	st, err := openStoreToServe(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}

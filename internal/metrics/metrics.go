@@ -64,6 +64,7 @@ type Metrics struct {
 	duration   *prometheus.HistogramVec
 	bytes      *prometheus.CounterVec
 	deliveries *prometheus.CounterVec
+	limited    *prometheus.CounterVec
 	// routes caches the series of each route label (*routeSeries), so
 	// that counting a request builds no label values and hashes nothing.
 	routes sync.Map
@@ -104,7 +105,11 @@ func New() *Metrics {
 		Namespace: Namespace, Name: "webhook_deliveries_total",
 		Help: "Webhook delivery attempts by outcome: delivered, retry (failed, will be tried again) or failed (given up).",
 	}, []string{"outcome"})
-	m.reg.MustRegister(m.inFlight, m.requests, m.duration, m.bytes, m.deliveries)
+	m.limited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "rate_limited_total",
+		Help: "Requests refused with 429 rest_too_many_requests by the API rate limits, by budget (read, write, search, upload).",
+	}, []string{"class"})
+	m.reg.MustRegister(m.inFlight, m.requests, m.duration, m.bytes, m.deliveries, m.limited)
 	prefixed := prometheus.WrapRegistererWithPrefix(Namespace+"_", m.reg)
 	prefixed.MustRegister(
 		collectors.NewGoCollector(),
@@ -181,6 +186,10 @@ func (m *Metrics) series(route string) *routeSeries {
 // Delivery counts one webhook delivery attempt with its outcome
 // ("delivered", "retry" or "failed").
 func (m *Metrics) Delivery(outcome string) { m.deliveries.WithLabelValues(outcome).Inc() }
+
+// RateLimited counts one request refused by the rate limit of the budget
+// class ("read", "write", "search" or "upload").
+func (m *Metrics) RateLimited(class string) { m.limited.WithLabelValues(class).Inc() }
 
 // PoolCollector returns a collector of the database pool statistics
 // stats reports (one entry per pool) at every scrape.

@@ -8,6 +8,7 @@ import (
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/forwarded"
+	"github.com/folio-server/folio/internal/metrics"
 	"github.com/folio-server/folio/internal/ratelimit"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/sqlite"
@@ -16,7 +17,7 @@ import (
 // newRateLimit returns the API's rate-limit check for cfg (nil when the
 // limits are off): buckets in memory on SQLite (one node) or with
 // limits.rate_per_node, else in the store, shared by every node.
-func newRateLimit(cfg *config.Config, st store.Store, logger *slog.Logger) func(*http.Request, *auth.User, ratelimit.Class) time.Duration {
+func newRateLimit(cfg *config.Config, st store.Store, logger *slog.Logger, m *metrics.Metrics) func(*http.Request, *auth.User, ratelimit.Class) time.Duration {
 	if !cfg.Limits.RateLimitsOn() {
 		return nil
 	}
@@ -35,7 +36,11 @@ func newRateLimit(cfg *config.Config, st store.Store, logger *slog.Logger) func(
 		if u != nil {
 			uid = u.ID()
 		}
-		return l.Allow(r.Context(), c, uid, forwarded.ClientIP(r))
+		wait := l.Allow(r.Context(), c, uid, forwarded.ClientIP(r))
+		if wait > 0 {
+			m.RateLimited(c.String())
+		}
+		return wait
 	}
 }
 

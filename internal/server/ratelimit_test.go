@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -90,6 +91,24 @@ func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
 	// The login page is not an API request.
 	if c := get("/login", nil); c != 200 {
 		t.Fatalf("login page: %d", c)
+	}
+	// Each refusal is counted by budget for the operator.
+	want := map[string]float64{"read": 2, "search": 1, "write": 1}
+	got := map[string]float64{}
+	families, err := l.s.metrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "folio_rate_limited_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("folio_rate_limited_total = %v, want %v", got, want)
 	}
 }
 

@@ -239,6 +239,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 			MaxAge:   time.Duration(cfg.Cache.MaxAgeSeconds) * time.Second,
 		}
 	}
+	met := metrics.New()
 	rs := rest.NewServer(rest.Config{
 		Cache:   cache,
 		Version: st.Version, // ETags and 304s on anonymous reads
@@ -262,7 +263,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 			AllowedOrigins: cfg.CORS.AllowedOrigins,
 			MaxAge:         time.Duration(cfg.CORS.MaxAgeSeconds) * time.Second,
 		},
-		RateLimit: newRateLimit(cfg, st, logger),
+		RateLimit: newRateLimit(cfg, st, logger, met),
 		Logger:    logger,
 	})
 	if err := api.Install(site, rs); err != nil {
@@ -270,7 +271,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 	}
 	endpoints.Register(rs, site)
 	s := &Server{cfg: cfg, logger: logger, store: st, site: site, names: names, sessions: sessions, authenticate: authenticate, api: rs,
-		metrics: metrics.New()}
+		metrics: met}
 	s.retention = &retention.Pruner{
 		Store: st,
 		Policy: retention.Policy{

@@ -28,7 +28,8 @@ import (
 // TestScaleOutBehindLoadBalancer runs the topology Folio's scale-out
 // answer names, with real parts: three `folio serve` nodes on one
 // PostgreSQL database, uploads in one bucket of a real S3-compatible
-// server (SeaweedFS), and nginx in front of them, round robin. It needs
+// server (SeaweedFS), and nginx in front of them, round robin (plus two
+// nodes with small rate limits, to show one budget across nodes). It needs
 // FOLIO_TEST_DATABASE_URL, FOLIO_TEST_WEED (.ci/weed) and nginx; CI has
 // all three.
 func TestScaleOutBehindLoadBalancer(t *testing.T) {
@@ -236,6 +237,34 @@ secret_key = %q
 	if dup := hooks.duplicates(); len(dup) > 0 {
 		t.Errorf("deliveries received more than once: %v", dup)
 	}
+
+	// API rate limits are one budget across nodes: two more nodes with a
+	// small anonymous read budget (the others run with limits off, as the
+	// load below needs) share it through the database.
+	limited := filepath.Join(t.TempDir(), "limited.toml")
+	if err := os.WriteFile(limited, []byte(toml+`
+[limits.anonymous]
+read = { rate = 0.01, burst = 4 }
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	limitsOn := []string{"FOLIO_RATE_LIMITS=on"}
+	d := startServe(t, limitsOn, "--database", dbURL, "--config", limited)
+	e := startServe(t, limitsOn, "--database", dbURL, "--config", limited)
+	for i := 0; i < 4; i++ {
+		n := []*serveProc{d, e}[i%2]
+		if code, _, body := apiCall(t, "GET", n.url+posts+"?per_page=1", "", "", ""); code != 200 {
+			t.Fatalf("read %d within the budget on %s = %d %s", i, n.url, code, body)
+		}
+	}
+	for _, n := range []*serveProc{d, e} {
+		code, h, body := apiCall(t, "GET", n.url+posts+"?per_page=1", "", "", "")
+		if code != 429 || h.Get("Retry-After") == "" || jsonField(t, body, "code") != "rest_too_many_requests" {
+			t.Fatalf("%s: a read past the shared budget = %d (Retry-After %q) %s", n.url, code, h.Get("Retry-After"), body)
+		}
+	}
+	_ = d.cmd.Process.Kill()
+	_ = e.cmd.Process.Kill()
 
 	// kill -9 one node under mixed load: no acknowledged write is lost
 	// and the survivors keep serving.

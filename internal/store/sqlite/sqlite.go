@@ -53,6 +53,9 @@ type Options struct {
 // it, the statement used least recently is closed to make room.
 const maxCachedStmts = 256
 
+// maxWriteStmts bounds the writer's prepared statements (see writeStmts).
+const maxWriteStmts = 256
+
 // DB is a Folio store on one SQLite file. It is safe for concurrent use.
 type DB struct {
 	*sqlstore.DB
@@ -126,7 +129,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	c := &conns{path: path, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts)}
+	c := &conns{path: path, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: newWriteStmts(w, maxWriteStmts)}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -238,6 +241,8 @@ type conns struct {
 	read  *sql.DB
 	write *sql.DB
 	stmts *stmtCache
+	// wstmts are the writer's prepared statements.
+	wstmts *writeStmts
 }
 
 // Reader returns the reader pool.
@@ -251,7 +256,7 @@ func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
 	if err != nil {
 		return nil, sqlstore.Fail(dialect{}, "begin", err)
 	}
-	return sqlTx{tx}, nil
+	return sqlTx{tx: tx, w: c.wstmts}, nil
 }
 
 // Snapshot starts a read transaction on a reader connection. In WAL mode
@@ -264,7 +269,7 @@ func (c *conns) Snapshot(ctx context.Context) (sqlstore.Tx, error) {
 	if err != nil {
 		return nil, sqlstore.Fail(dialect{}, "begin snapshot", err)
 	}
-	return sqlTx{tx}, nil
+	return sqlTx{tx: tx}, nil
 }
 
 // Close closes both pools and the cached statements, first letting SQLite
@@ -272,6 +277,7 @@ func (c *conns) Snapshot(ctx context.Context) (sqlstore.Tx, error) {
 func (c *conns) Close() error {
 	_, _ = c.write.Exec(`PRAGMA optimize`) // best effort: only statistics
 	c.stmts.close()
+	c.wstmts.close()
 	return errors.Join(c.read.Close(), c.write.Close())
 }
 
@@ -291,25 +297,63 @@ func (r readConn) Query(ctx context.Context, query string, args ...any) (sqlstor
 	return rows{rs}, nil
 }
 
-// sqlTx is a transaction of either pool.
-type sqlTx struct{ tx *sql.Tx }
+// sqlTx is a transaction of either pool; w is the writer's statements
+// (nil on a reader's snapshot).
+type sqlTx struct {
+	tx *sql.Tx
+	w  *writeStmts
+}
+
+// stmt returns the transaction's handle on query's prepared statement, nil
+// when it is not prepared (yet).
+func (t sqlTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if t.w == nil {
+		return nil
+	}
+	st := t.w.lookup(query)
+	if st == nil {
+		return nil
+	}
+	return t.tx.StmtContext(ctx, st)
+}
 
 func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, query, args...)
 }
 
 func (t sqlTx) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	rs, err := t.tx.QueryContext(ctx, query, args...)
+	var rs *sql.Rows
+	var err error
+	if st := t.stmt(ctx, query); st != nil {
+		rs, err = st.QueryContext(ctx, args...)
+	} else {
+		rs, err = t.tx.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return rows{rs}, nil
 }
 
-func (t sqlTx) Commit(context.Context) error { return t.tx.Commit() }
+// Commit commits, then prepares the statements first seen in the
+// transaction (the writer connection is free again).
+func (t sqlTx) Commit(context.Context) error {
+	err := t.tx.Commit()
+	if t.w != nil {
+		t.w.preparePending()
+	}
+	return err
+}
 
 func (t sqlTx) Rollback(context.Context) error {
-	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+	err := t.tx.Rollback()
+	if t.w != nil {
+		t.w.preparePending()
+	}
+	if err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return err
 	}
 	return nil

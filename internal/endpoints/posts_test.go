@@ -915,3 +915,34 @@ func TestReadsDoNotWriteToTheDatabase(t *testing.T) {
 		t.Fatalf("reads wrote to the database: version %d -> %d", before, after)
 	}
 }
+
+// TestCreateStatementsDoNotGrowWithSameTitle: the Nth post with the same
+// title gets the slug title-N, and finding it costs the same statements as
+// the second (the free suffix is found in one query per batch of
+// candidates, not one query per taken suffix).
+func TestCreateStatementsDoNotGrowWithSameTitle(t *testing.T) {
+	e := newEnv(t)
+	create := func(i int) int64 {
+		before := e.db.Statements()
+		r := e.do("POST", posts, "editor", map[string]any{"title": "Same Title", "status": "publish"})
+		r.wantStatus(201)
+		want := "same-title"
+		if i > 1 {
+			want = fmt.Sprintf("same-title-%d", i)
+		}
+		if got := r.obj()["slug"]; got != want {
+			t.Fatalf("post %d: slug %v, want %s", i, got, want)
+		}
+		return e.db.Statements() - before
+	}
+	var second int64
+	for i := 1; i <= 15; i++ {
+		n := create(i)
+		if i == 2 {
+			second = n
+		}
+		if i > 2 && n != second {
+			t.Fatalf("post %d with the same title: %d statements, the second took %d", i, n, second)
+		}
+	}
+}

@@ -161,6 +161,9 @@ type PostStore interface {
 	// given types, with one of the given parent (when parent >= 0) and a
 	// status not in draft/pending/auto-draft, uses slug.
 	SlugTaken(ctx context.Context, slug string, types []string, parent int64, exceptID int64) (bool, error)
+	// SlugsTaken is SlugTaken for many slugs in one query: the set of
+	// those taken.
+	SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error)
 	// AuthorsWithPublished reports, for every author id asked, whether the
 	// author has at least one post with status publish of the given types
 	// (any type when empty). It stops at the first such post per author, so

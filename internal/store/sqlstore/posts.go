@@ -380,6 +380,38 @@ func (o ops) SlugTaken(ctx context.Context, slug string, types []string, parent 
 	return taken, nil
 }
 
+// SlugsTaken returns which of slugs another visible post of one of types
+// (any type when empty) uses, under parent when parent >= 0, in one query.
+func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(slugs) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	c := o.db.newCond(a)
+	inList(c, "slug", slugs, false)
+	c.add(`id <> ` + a.Add(exceptID))
+	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
+	if len(types) > 0 {
+		inList(c, "type", types, false)
+	}
+	if parent >= 0 {
+		c.add(`parent = ` + a.Add(parent))
+	}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		out[s] = true
+		return nil
+	}, `SELECT DISTINCT slug FROM posts`+c.where(), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("slugs taken", err)
+	}
+	return out, nil
+}
+
 // AuthorsWithPublished reports which authors have a published post of
 // types (any type when empty), one index probe per author; every asked
 // author is in the map.

@@ -298,6 +298,17 @@ func TestSlugTaken(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: SlugTaken = %v, want %v", tt.name, got, tt.want)
 		}
+		// SlugsTaken agrees, asked along with an unused slug.
+		set, err := db.SlugsTaken(ctx, []string{"nope-nope", tt.slug}, tt.types, tt.parent, tt.except)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set[tt.slug] != tt.want || set["nope-nope"] || len(set) > 1 {
+			t.Errorf("%s: SlugsTaken = %v, want %s taken: %v", tt.name, set, tt.slug, tt.want)
+		}
+	}
+	if set, err := db.SlugsTaken(ctx, nil, nil, -1, 0); err != nil || len(set) != 0 {
+		t.Fatalf("no slugs: %v (%v)", set, err)
 	}
 }
 

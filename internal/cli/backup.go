@@ -206,6 +206,28 @@ func installFile(src, dst string) (err error) {
 	return nil
 }
 
+// walkUploads calls fn with the slash path relative to dir and the file
+// path of every regular file under dir, skipping hidden files (the
+// temporary files of uploads in progress). A missing dir has no files.
+func walkUploads(dir string, fn func(rel, path string) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		return fn(filepath.ToSlash(rel), p)
+	})
+}
+
 // tarDir writes the regular files under dir (not the temporary files of
 // uploads in progress) to a new tar file at out, through a temporary file
 // renamed when complete, and returns how many it wrote. A missing dir
@@ -221,20 +243,7 @@ func tarDir(dir, out string) (n int, err error) {
 		}
 	}()
 	tw := tar.NewWriter(tmp)
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
+	err = walkUploads(dir, func(rel, p string) error {
 		f, err := os.Open(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -251,7 +260,7 @@ func tarDir(dir, out string) (n int, err error) {
 		if err != nil {
 			return err
 		}
-		hdr.Name = filepath.ToSlash(rel)
+		hdr.Name = rel
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err
 		}

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/folio-server/folio/internal/config"
@@ -144,6 +141,9 @@ func doctor(ctx context.Context, cfg *config.Config, w io.Writer, now time.Time)
 	return nil
 }
 
+// orphanBatch is how many upload files doctor looks up in one query.
+const orphanBatch = 500
+
 // reportOrphans names the files of a local uploads directory that no
 // media record owns (nor an upload in flight).
 func reportOrphans(ctx context.Context, cfg *config.Config, st store.MediaStore, w io.Writer) error {
@@ -153,28 +153,32 @@ func reportOrphans(ctx context.Context, cfg *config.Config, st store.MediaStore,
 	}
 	dir := cfg.UploadsDir()
 	files, orphans := 0, []string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// The files are looked up in the store a batch at a time.
+	var batch []string
+	check := func() error {
+		known, err := st.MediaPathsKnown(ctx, batch)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
-				return filepath.SkipDir
+			return err
+		}
+		for _, rel := range batch {
+			if !known[rel] {
+				orphans = append(orphans, rel)
 			}
-			return err
 		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
+		batch = batch[:0]
+		return nil
+	}
+	err := walkUploads(dir, func(rel, _ string) error {
 		files++
-		if _, err := st.MediaPathOwner(ctx, filepath.ToSlash(rel)); errors.Is(err, store.ErrNotFound) {
-			orphans = append(orphans, filepath.ToSlash(rel))
-		} else if err != nil {
-			return err
+		batch = append(batch, rel)
+		if len(batch) == orphanBatch {
+			return check()
 		}
 		return nil
 	})
+	if err == nil && len(batch) > 0 {
+		err = check()
+	}
 	if err != nil {
 		return fmt.Errorf("check uploads: %w", err)
 	}

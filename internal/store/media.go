@@ -44,6 +44,9 @@ type MediaStore interface {
 	// MediaPathOwner returns the owner of path (0 while an upload is in
 	// flight); ErrNotFound when nobody has it.
 	MediaPathOwner(ctx context.Context, path string) (int64, error)
+	// MediaPathsKnown reports which of paths are recorded (owned or
+	// reserved), in one query.
+	MediaPathsKnown(ctx context.Context, paths []string) (map[string]bool, error)
 	// StaleMediaReservations returns up to limit paths, sorted, that are
 	// still reserved (owner 0) and were reserved before cutoff.
 	StaleMediaReservations(ctx context.Context, cutoff time.Time, limit int) ([]string, error)

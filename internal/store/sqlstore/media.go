@@ -122,6 +122,29 @@ func (o ops) MediaPathOwner(ctx context.Context, path string) (int64, error) {
 	return id, nil
 }
 
+// MediaPathsKnown reports which of paths are in media_files.
+func (o ops) MediaPathsKnown(ctx context.Context, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	a := &Args{}
+	c := o.db.newCond(a)
+	inList(c, "path", paths, false)
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return err
+		}
+		out[p] = true
+		return nil
+	}, `SELECT path FROM media_files`+c.where(), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("media paths known", err)
+	}
+	return out, nil
+}
+
 // StaleMediaReservations returns up to limit paths reserved before cutoff
 // and still unowned.
 func (o ops) StaleMediaReservations(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {

@@ -28,6 +28,11 @@ func TestMediaStoreRecordsAndPaths(t *testing.T) {
 	if _, err := st.MediaPathOwner(ctx, "2024/05/other.png"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("half a conflicting reserve was kept: %v", err)
 	}
+	// Which of several paths are recorded, in one lookup.
+	knownPaths, kerr := st.MediaPathsKnown(ctx, []string{"2024/05/pic.png", "2024/05/other.png", "2024/05/pic-150x150.png"})
+	if kerr != nil || len(knownPaths) != 2 || !knownPaths["2024/05/pic.png"] || !knownPaths["2024/05/pic-150x150.png"] {
+		t.Fatalf("MediaPathsKnown = %v, %v", knownPaths, kerr)
+	}
 	if id, err := st.MediaPathOwner(ctx, "2024/05/pic.png"); err != nil || id != 0 {
 		t.Fatalf("reserved owner = %d, %v", id, err)
 	}

@@ -490,7 +490,7 @@ func TestBenchSmoke(t *testing.T) {
 	rows := row.FindAllStringSubmatch(r.stdout, -1)
 	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts?_fields=id,title,link", "GET /posts/<id>",
 		"GET /posts?search=<common word>", "GET /posts?search=<rare word>", "GET /posts?search=<two words>", "GET /posts?page=<deep>",
-		"POST /posts", "GET /posts after a write"}
+		"POST /posts", "POST /posts (same title)", "mixed (95% reads, 5% creates)", "GET /posts after a write"}
 	if len(rows) != len(names) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(names), r.stdout)
 	}
@@ -501,6 +501,45 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "peak RSS") || strings.Contains(r.stdout, "peak RSS n/a") {
 		t.Errorf("no server memory in report:\n%s", r.stdout)
+	}
+}
+
+// TestBenchKeep keeps the seeded site, serves it with `folio serve`, and
+// measures it again without seeding.
+func TestBenchKeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "site")
+	args := []string{"bench", "--keep", dir, "--posts", "25", "--duration", "300ms", "--connections", "2", "--only", "GET /posts/<id>"}
+	r := run(t, nil, args...)
+	if r.code != 0 || !strings.Contains(r.stderr, "seeding 25 posts") || !strings.Contains(r.stderr, "the site stays in "+dir) {
+		t.Fatalf("bench --keep: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, nil, args...)
+	if r.code != 0 || strings.Contains(r.stderr, "seeding") || !strings.Contains(r.stderr, "measuring the site kept in "+dir+" (25 posts seeded)") {
+		t.Fatalf("second bench --keep: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !regexp.MustCompile(`(?m)^\| GET /posts/<id> \| [1-9]\d* \| .* \| 0 \| `).MatchString(r.stdout) {
+		t.Errorf("the kept site was not measured:\n%s", r.stdout)
+	}
+	// The kept directory is a site `folio user list --data` reads.
+	r = run(t, nil, "user", "list", "--data", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "benchadmin") || !strings.Contains(r.stdout, "author4") {
+		t.Errorf("user list of the kept site: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// Another post count, and a directory holding something else, are
+	// refused before anything is written.
+	if r := run(t, nil, "bench", "--keep", dir, "--posts", "26"); r.code == 0 || !strings.Contains(r.stderr, "holds 25 posts on SQLite, not 26") {
+		t.Errorf("bench --keep with another count: exit %d %s", r.code, r.stderr)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, nil, "bench", "--keep", other, "--posts", "1"); r.code == 0 || !strings.Contains(r.stderr, "is not empty") {
+		t.Errorf("bench --keep into a used directory: exit %d %s", r.code, r.stderr)
 	}
 }
 

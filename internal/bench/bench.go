@@ -24,7 +24,6 @@ import (
 
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/postgres"
 )
 
 // Defaults for Options.
@@ -58,12 +57,17 @@ type Options struct {
 	// Exe is the folio binary to run as subprocesses; empty means the
 	// running executable.
 	Exe string
-	// DataDir is where the site is seeded; empty means a new temporary
-	// directory, removed at the end.
-	DataDir string
+	// Keep, when set, is a directory where the seeded site stays after
+	// the run: on SQLite the data directory itself (`folio serve --data
+	// Keep` serves it), on PostgreSQL a file there naming the kept schema.
+	// A later run with the same Keep, database and Posts measures that
+	// site again without seeding it. Empty means a temporary site,
+	// removed at the end.
+	Keep string
 	// Database, when set to a postgres:// URL, runs the benchmark on
 	// PostgreSQL: the site is seeded in a new schema of that database,
-	// dropped at the end, instead of a SQLite file in DataDir.
+	// dropped at the end unless Keep is set, instead of a SQLite data
+	// directory.
 	Database string
 	// OpenStore opens and migrates the store at where: a data directory,
 	// or a postgres:// URL when Database is set (the caller passes
@@ -170,56 +174,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	dir := opts.DataDir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "folio-bench-")
-		if err != nil {
-			return nil, fmt.Errorf("create temp dir: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
 	logf := func(format string, args ...any) { fmt.Fprintf(opts.Log, format+"\n", args...) }
-
-	where, site := dir, []string{"--data", dir}
-	backend := "SQLite"
-	if opts.Database != "" {
-		u, drop, err := postgres.TempSchema(ctx, opts.Database, "folio_bench")
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			if err := drop(); err != nil {
-				logf("drop benchmark schema: %v", err)
-			}
-		}()
-		where, site, backend = u, []string{"--database", u}, "PostgreSQL"
-	}
-
-	logf("seeding %d posts in %s", opts.Posts, where)
-	t0 := time.Now()
-	ids, err := seed(ctx, opts, where)
+	st, cleanup, err := prepareSite(ctx, opts, logf)
+	defer cleanup()
 	if err != nil {
 		return nil, err
 	}
-	logf("seeded in %s", time.Since(t0).Round(time.Millisecond))
-	if opts.Database != "" {
-		// A site that grew to this size would have been analyzed by
-		// autovacuum long since; the bulk load has not been yet.
-		if err := postgres.Analyze(ctx, where); err != nil {
-			return nil, err
-		}
-	}
-
-	if err := runCLI(ctx, opts.Exe, append([]string{"user", "create", "--login", adminLogin,
-		"--email", adminEmail, "--password", "bench-" + randomToken(), "--role", "administrator"}, site...)...); err != nil {
-		return nil, err
-	}
-	out, err := cliOutput(ctx, opts.Exe, append([]string{"user", "app-password", "--login", adminLogin, "--name", "bench"}, site...)...)
-	if err != nil {
-		return nil, err
-	}
-	appPass := lastLine(out)
+	site, backend, ids, appPass := st.args, st.backend, st.ids, st.appPass
 
 	// The load generator is a script: the API rate limits would measure
 	// themselves.
@@ -409,9 +370,9 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 			return http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/posts?page=%d", api, page), nil)
 		}},
 	)
-	create := func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+	newCreate := func(ctx context.Context, rng *rand.Rand, title string) (*http.Request, error) {
 		body, err := json.Marshal(map[string]string{
-			"title":   Title(rng),
+			"title":   title,
 			"content": BlockContent(rng, 1500),
 			"status":  "publish",
 		})
@@ -426,7 +387,16 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 		req.SetBasicAuth(login, appPass)
 		return req, nil
 	}
+	create := func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		return newCreate(ctx, rng, Title(rng))
+	}
 	list = append(list, scenario{"POST /posts", create})
+	// Scripts and imports make many posts with one title: each takes the
+	// next free slug suffix.
+	list = append(list, scenario{"POST /posts (same title)", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		return newCreate(ctx, rng, "Same Title")
+	}})
+	list = append(list, scenario{"mixed (95% reads, 5% creates)", mixed(api, ids, create)})
 	// Every measured GET follows a create (not measured), so its total
 	// cannot come from a count cached before the write.
 	list = append(list, scenario{"GET /posts after a write", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
@@ -449,6 +419,30 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 		return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts", nil)
 	}})
 	return list
+}
+
+// mixed is a site's day: 95% anonymous reads over many distinct URLs (list
+// pages 1-50, single posts, _embed pages, a search, a post's comments) and
+// 5% creates, which retire the response cache as they would.
+func mixed(api string, ids []int64, create func(context.Context, *rand.Rand) (*http.Request, error)) func(context.Context, *rand.Rand) (*http.Request, error) {
+	return func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		u := api + "/posts"
+		switch r := rng.IntN(100); {
+		case r < 5:
+			return create(ctx, rng)
+		case r < 50:
+			u += fmt.Sprintf("?page=%d", 1+rng.IntN(50))
+		case r < 75 && len(ids) > 0:
+			u += fmt.Sprintf("/%d", ids[rng.IntN(len(ids))])
+		case r < 85:
+			u += fmt.Sprintf("?_embed&page=%d", 1+rng.IntN(20))
+		case r < 90:
+			u += "?search=" + words[rng.IntN(len(words))]
+		case len(ids) > 0:
+			u = fmt.Sprintf("%s/comments?post=%d", api, ids[rng.IntN(len(ids))])
+		}
+		return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	}
 }
 
 // runCLI runs a folio command and fails with its stderr on error.

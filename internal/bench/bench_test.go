@@ -236,6 +236,8 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		{"GET /posts?search=<two words>", "GET", "/api/svc/v2/posts?search="},
 		{"GET /posts?page=<deep>", "GET", "/api/svc/v2/posts?page="},
 		{"POST /posts", "POST", "/api/svc/v2/posts"},
+		{"POST /posts (same title)", "POST", "/api/svc/v2/posts"},
+		{"mixed (95% reads, 5% creates)", "", ""}, // TestMixedScenario
 		{"GET /posts after a write", "GET", "/api/svc/v2/posts"},
 	}
 	if len(scs) != len(want) {
@@ -245,6 +247,9 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 	for i, w := range want {
 		if scs[i].name != w.name {
 			t.Errorf("scenario %d = %q, want %q", i, scs[i].name, w.name)
+		}
+		if w.method == "" {
+			continue
 		}
 		req, err := scs[i].build(context.Background(), rng)
 		if err != nil {
@@ -281,7 +286,68 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 			if !strings.Contains(got.body, `"status":"publish"`) || !strings.Contains(got.body, `"title":`) {
 				t.Errorf("POST body = %s", got.body)
 			}
+			if same := strings.Contains(got.body, `"title":"Same Title"`); same != strings.Contains(w.name, "same title") {
+				t.Errorf("%s sent title %v: body %s", w.name, same, got.body)
+			}
 		}
+	}
+}
+
+func TestMixedScenario(t *testing.T) {
+	t.Parallel()
+	ids := []int64{7, 8, 9}
+	creates := 0
+	build := mixed("http://h/api/v2", ids, func(ctx context.Context, _ *rand.Rand) (*http.Request, error) {
+		creates++
+		return http.NewRequestWithContext(ctx, http.MethodPost, "http://h/api/v2/posts", nil)
+	})
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 4000
+	urls := map[string]int{}
+	kinds := map[string]int{}
+	for range n {
+		req, err := build(context.Background(), rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Method != http.MethodGet {
+			continue
+		}
+		if _, _, ok := req.BasicAuth(); ok {
+			t.Fatalf("read %s carries credentials: the response cache would not serve it", req.URL)
+		}
+		u := req.URL.String()
+		urls[u]++
+		switch {
+		case strings.Contains(u, "_embed"):
+			kinds["embed"]++
+		case strings.Contains(u, "search="):
+			kinds["search"]++
+		case strings.Contains(u, "/comments?post="):
+			kinds["comments"]++
+		case strings.Contains(u, "?page="):
+			kinds["list"]++
+		case strings.HasPrefix(u, "http://h/api/v2/posts/"):
+			kinds["single"]++
+		default:
+			t.Errorf("unexpected read %s", u)
+		}
+	}
+	if creates < n*3/100 || creates > n*7/100 {
+		t.Errorf("%d creates of %d requests, want about 5%%", creates, n)
+	}
+	// 50 list pages, 3 posts, 20 embed pages, the seeded words, 3 posts'
+	// comments: many distinct URLs, so the cache is not one entry.
+	if len(urls) < 100 {
+		t.Errorf("%d distinct read URLs, want at least 100", len(urls))
+	}
+	for _, k := range []string{"list", "single", "embed", "search", "comments"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s read in %d requests", k, n)
+		}
+	}
+	if kinds["list"] < kinds["single"] || kinds["single"] < kinds["embed"] {
+		t.Errorf("reads %v: want lists > single posts > embed pages", kinds)
 	}
 }
 

@@ -79,7 +79,8 @@ type Options struct {
 	// off, to measure the request path itself.
 	NoResponseCache bool
 	// Only, when not empty, runs only the scenarios whose names contain
-	// one of these strings (hello, the baseline, always runs).
+	// one of these strings, or, for a string that starts with "=", whose
+	// name is the rest of it (hello, the baseline, always runs).
 	Only []string
 	// Nodes is how many `folio serve` processes serve the site at once
 	// (PostgreSQL only; default 1). The load's requests go to them in
@@ -93,7 +94,7 @@ func (o *Options) runs(name string) bool {
 		return true
 	}
 	for _, s := range o.Only {
-		if strings.Contains(name, s) {
+		if exact, ok := strings.CutPrefix(s, "="); ok && name == exact || !ok && strings.Contains(name, s) {
 			return true
 		}
 	}

@@ -574,3 +574,30 @@ func TestSeveralNodesNeedASharedDatabase(t *testing.T) {
 		t.Fatalf("default nodes = %d, %v", o.Nodes, err)
 	}
 }
+
+func TestOnlySelectsScenarios(t *testing.T) {
+	t.Parallel()
+	names := []string{"hello", "GET /posts", "GET /posts?_embed", "POST /posts", "POST /posts (same title)"}
+	tests := []struct {
+		only []string
+		want []string
+	}{
+		{nil, names},
+		{[]string{"POST /posts"}, []string{"hello", "POST /posts", "POST /posts (same title)"}},
+		{[]string{"=POST /posts"}, []string{"hello", "POST /posts"}},
+		{[]string{"=GET /posts", "_embed"}, []string{"hello", "GET /posts", "GET /posts?_embed"}},
+		{[]string{"=GET"}, []string{"hello"}},
+	}
+	for _, tt := range tests {
+		o := Options{Only: tt.only}
+		var got []string
+		for _, n := range names {
+			if o.runs(n) {
+				got = append(got, n)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("--only %q runs %q, want %q", tt.only, got, tt.want)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func newBenchCmd() *cobra.Command {
 	fl.BoolVar(&opts.NoResponseCache, "no-response-cache", false, "run the server with its anonymous response cache off")
 	fl.IntVar(&opts.Nodes, "nodes", 1, "number of folio serve processes sharing the --database, each getting requests in turn")
 	fl.StringVar(&opts.Keep, "keep", "", "keep the seeded site in this directory (a --data directory, or on PostgreSQL a note naming the kept schema); a later run with the same directory and --posts measures it again without seeding")
-	fl.StringSliceVar(&opts.Only, "only", nil, "run only the scenarios whose names contain one of these strings (comma-separated; hello always runs)")
+	fl.StringSliceVar(&opts.Only, "only", nil, "run only the scenarios whose names contain one of these strings, or are exactly the rest of a string that starts with = (comma-separated; hello always runs)")
 	return cmd
 }
 

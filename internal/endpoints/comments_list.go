@@ -124,7 +124,8 @@ func (c *commentsController) prefetchLists(reqs []*rest.Request) {
 		return
 	}
 	cache := first.Cache()
-	if _, err := c.posts(first, posts); err != nil {
+	records, err := c.posts(first, posts)
+	if err != nil {
 		return // each request reports its own error
 	}
 	q, _, _, err := c.query(first)
@@ -132,9 +133,21 @@ func (c *commentsController) prefetchLists(reqs []*rest.Request) {
 		return
 	}
 	q = c.site.CommentQueryHook(first.Context(), q, first)
-	pages, totals, err := c.site.FirstCommentsOfPosts(first.Context(), q, posts)
-	if err != nil {
-		return
+	// A post's comment_count is its number of approved comments: when
+	// only approved ones are asked for, a post that has none needs no
+	// query (most posts of a page, on most sites).
+	query := posts
+	if slices.Equal(q.Approved, []string{store.CommentApproved}) {
+		query = slices.DeleteFunc(slices.Clone(posts), func(id int64) bool {
+			p := records[id]
+			return p != nil && p.CommentCount == 0
+		})
+	}
+	pages, totals := map[int64][]*store.Comment{}, map[int64]int64{}
+	if len(query) > 0 {
+		if pages, totals, err = c.site.FirstCommentsOfPosts(first.Context(), q, query); err != nil {
+			return
+		}
 	}
 	var all []*store.Comment
 	for _, id := range posts {

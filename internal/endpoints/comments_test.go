@@ -621,6 +621,59 @@ func TestCommentsEmbeddedAsReplies(t *testing.T) {
 	}
 }
 
+// TestEmbeddedRepliesOfPostsWithoutApprovedComments: a page whose posts
+// have no approved comment embeds empty replies without asking the store,
+// whoever asks; held comments never appear, and a comment unapproved later
+// leaves its post's replies empty again.
+func TestEmbeddedRepliesOfPostsWithoutApprovedComments(t *testing.T) {
+	e := newCommentEnv(t)
+	quiet := e.createPost("author", "post", map[string]any{"title": "Quiet"})
+	held := e.createPost("author", "post", map[string]any{"title": "Held"})
+	e.mkComment("editor", map[string]any{"post": held.ID, "content": "waiting", "status": "hold"})
+	talked := e.createPost("author", "post", map[string]any{"title": "Talked"})
+	approved := e.mkComment("editor", map[string]any{"post": talked.ID, "content": "said"})
+
+	replies := func(login string) map[int64]int {
+		t.Helper()
+		r := e.do("GET", posts+"?_embed&per_page=3", login)
+		r.wantStatus(200)
+		out := map[int64]int{}
+		for _, it := range r.arr() {
+			m := it.(map[string]any)
+			// An empty replies collection is left out of _embedded.
+			n := 0
+			if emb, ok := m["_embedded"].(map[string]any)["replies"].([]any); ok {
+				n = len(emb[0].([]any))
+			}
+			out[int64(m["id"].(float64))] = n
+		}
+		return out
+	}
+	for _, login := range []string{"", "subscriber", "administrator"} {
+		got := replies(login)
+		if got[quiet.ID] != 0 || got[held.ID] != 0 || got[talked.ID] != 1 {
+			t.Errorf("as %q: replies per post %v, want quiet 0, held 0, talked 1", login, got)
+		}
+	}
+	count := func() int64 {
+		before := e.db.Statements()
+		e.do("GET", posts+"?_embed&per_page=3", "subscriber").wantStatus(200) // not from the response cache
+		return e.db.Statements() - before
+	}
+	count()
+	withComments := count()
+	e.do("POST", fmt.Sprintf("%s/%d", comments, approved), "editor", map[string]any{"status": "hold"}).wantStatus(200)
+	if got := replies("administrator"); got[talked.ID] != 0 {
+		t.Errorf("after unapproving: replies per post %v, want none", got)
+	}
+	count()
+	// With the approved comment: the comments' page query and the lookups
+	// of its related records. Without: neither.
+	if without := count(); without > withComments-2 {
+		t.Errorf("a page without approved comments made %d statements, with one %d: want two fewer", without, withComments)
+	}
+}
+
 func TestCommentHooksFireOnce(t *testing.T) {
 	e := newCommentEnv(t)
 	p := e.createPost("author", "post", nil)

@@ -245,6 +245,9 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 			return o.listSearch(ctx, &q, a, guard)
 		}
 	}
+	if statuses := pageStatuses(&q); statuses != nil {
+		return o.listByStatus(ctx, &q, statuses)
+	}
 	a := &Args{}
 	c := o.db.postWhere(&q, a)
 	query := `SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)

@@ -23,6 +23,7 @@ func (q querier) exec(ctx context.Context, query string, args ...any) (sql.Resul
 // query runs a query and hands each row to scan, retrying once outside a
 // transaction when the connection turned out to be lost.
 func (q querier) query(ctx context.Context, scan func(Rows) error, query string, args ...any) error {
+	record(ctx, query, args)
 	for attempt := 0; ; attempt++ {
 		q.db.stmts.Add(1)
 		err := q.queryOnce(ctx, scan, query, args...)

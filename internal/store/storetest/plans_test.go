@@ -1,0 +1,185 @@
+package storetest_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/postgres"
+	"github.com/folio-server/folio/internal/store/sqlstore"
+	"github.com/folio-server/folio/internal/store/storetest"
+)
+
+// planSite opens a store of the selected backend with n published posts
+// (one every eight hours, so about three a day over many months) and
+// fresh planner statistics, as a site of that size has.
+func planSite(t *testing.T, n int) (*sqlstore.DB, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	var db *sqlstore.DB
+	var analyze func() error
+	if storetest.Backend() == "postgres" {
+		u := storetest.PostgresURL(t)
+		pg := storetest.OpenPostgres(t, u)
+		db, analyze = pg.DB, func() error { return postgres.Analyze(ctx, u) }
+	} else {
+		lite := storetest.OpenSQLite(t, t.TempDir()+"/folio.db")
+		db, analyze = lite.DB, func() error { return lite.Optimize(ctx) }
+	}
+	start := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []int64
+	for done := 0; done < n; done += 500 {
+		err := db.Tx(ctx, func(tx store.Store) error {
+			for k := done; k < min(done+500, n); k++ {
+				d := start.Add(time.Duration(k) * 8 * time.Hour)
+				p := &store.Post{Type: "post", Status: "publish", Author: int64(1 + k%3), Title: fmt.Sprintf("Post %d", k),
+					Content: "<p>words</p>", Slug: fmt.Sprintf("post-%d", k), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+				switch {
+				case k%50 == 7:
+					p.Status = "draft"
+				case k%70 == 3:
+					p.Status = "private"
+				case k%90 == 5:
+					p.Status = "pending"
+				case k%110 == 9:
+					p.Status = "trash"
+				}
+				if err := tx.InsertPost(ctx, p); err != nil {
+					return err
+				}
+				ids = append(ids, p.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := analyze(); err != nil {
+		t.Fatal(err)
+	}
+	return db, ids
+}
+
+// Visibilities of an anonymous reader, of author 2 and of administrator 1.
+var (
+	anonSees   = &store.Visibility{Public: []string{"publish"}}
+	authorSees = &store.Visibility{Public: []string{"publish"}, Owner: 2,
+		OwnStatuses: []string{"private", "draft", "pending", "future", "trash"}}
+	adminSees = &store.Visibility{Public: []string{"publish"}, Owner: 1,
+		OwnStatuses:    []string{"private", "draft", "pending", "future", "trash"},
+		OthersStatuses: []string{"private", "draft", "pending", "future", "trash"}}
+)
+
+// pgSort matches a PostgreSQL sort node (not a Merge Append's Sort Key).
+var pgSort = regexp.MustCompile(`^(Incremental )?Sort\s+\(`)
+
+// TestListingPlans checks the plans the database makes for the listings a
+// site serves most, so that their cost follows the page, not the number of
+// posts: no statement sorts or scans the posts table.
+func TestListingPlans(t *testing.T) {
+	t.Parallel()
+	db, _ := planSite(t, 3000)
+	ctx := context.Background()
+	lite := storetest.Backend() == "sqlite"
+	list := func(q store.PostQuery) func(context.Context) error {
+		return func(ctx context.Context) error { _, err := db.ListPosts(ctx, q); return err }
+	}
+	count := func(q store.PostQuery) func(context.Context) error {
+		return func(ctx context.Context) error { _, err := db.CountPosts(ctx, q); return err }
+	}
+	post := []string{"post"}
+	tests := []struct {
+		name string
+		run  func(context.Context) error
+		// uses must appear in the plan (SQLite, PostgreSQL).
+		uses [2]string
+	}{
+		{"first page", list(store.PostQuery{Types: post, Visibility: anonSees, Limit: 10}), [2]string{"USING INDEX posts_type_status_date", "Index Scan"}},
+		{"first page, status publish, signed in", list(store.PostQuery{Types: post, Statuses: []string{"publish"}, Visibility: authorSees, Limit: 10}),
+			[2]string{"USING INDEX posts_type_status_date", "Index Scan"}},
+		{"deep page", list(store.PostQuery{Types: post, Visibility: anonSees, Limit: 10, Offset: 2500}), [2]string{"post_counts", "post_counts"}},
+		{"every status, author", list(store.PostQuery{Types: post, Visibility: authorSees, Limit: 10}), [2]string{"MERGE (UNION ALL)", "Merge Append"}},
+		{"every status, administrator", list(store.PostQuery{Types: post, Visibility: adminSees, Limit: 20, Offset: 40}), [2]string{"MERGE (UNION ALL)", "Merge Append"}},
+		{"drafts and pending, administrator", list(store.PostQuery{Types: post, Statuses: []string{"draft", "pending"}, Visibility: adminSees, Limit: 10}),
+			[2]string{"MERGE (UNION ALL)", "Merge Append"}},
+		{"total", count(store.PostQuery{Types: post, Visibility: anonSees}), [2]string{"post_counts", "post_counts"}},
+		{"total, author", count(store.PostQuery{Types: post, Visibility: authorSees}), [2]string{"COVERING INDEX posts_author", "posts_author"}},
+	}
+	for _, tt := range tests {
+		plans, err := db.Plans(ctx, tt.run)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(plans) != 1 {
+			t.Fatalf("%s: %d statements, want 1", tt.name, len(plans))
+		}
+		p := plans[0]
+		text := p.String()
+		want := tt.uses[1]
+		if lite {
+			want = tt.uses[0]
+		}
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: the plan does not use %q:\n%s\n%s", tt.name, want, p.SQL, text)
+		}
+		last := "" // the table or subquery the last SQLite step read
+		for _, step := range p.Steps {
+			step = strings.TrimSpace(step)
+			var bad bool
+			if lite {
+				// A full scan of posts, or a sort of rows read from posts
+				// (sorting a branch's page or the months of post_counts
+				// is bounded by the page).
+				if f := strings.Fields(step); len(f) > 1 && (f[0] == "SCAN" || f[0] == "SEARCH") && f[1] != "json_each" {
+					last = f[1]
+				}
+				bad = strings.HasPrefix(step, "SCAN posts") || strings.Contains(step, "TEMP B-TREE") && last == "posts"
+			} else {
+				bad = strings.Contains(step, "Seq Scan on posts") || pgSort.MatchString(strings.TrimLeft(step, "-> ")) && !strings.Contains(text, "post_counts")
+			}
+			if bad {
+				t.Errorf("%s: step %q sorts or scans the posts:\n%s\n%s", tt.name, step, p.SQL, text)
+			}
+		}
+	}
+}
+
+// TestPagesMergedByStatusEqualThePlainOrder: a page merged from one branch
+// per status holds exactly the rows, in the order, of the same page of the
+// whole ordered list, for every visibility, order, status set and page.
+func TestPagesMergedByStatusEqualThePlainOrder(t *testing.T) {
+	t.Parallel()
+	db, _ := planSite(t, 700)
+	ctx := context.Background()
+	post := []string{"post"}
+	for _, vis := range []*store.Visibility{anonSees, authorSees, adminSees, nil} {
+		for _, statuses := range [][]string{nil, {"draft", "publish"}, {"private", "pending", "trash"}} {
+			for _, order := range []string{"desc", "asc"} {
+				q := store.PostQuery{Types: post, Statuses: statuses, Visibility: vis, Order: order}
+				if vis == nil && statuses == nil {
+					continue // any status: the plain query
+				}
+				all, err := db.ListPosts(ctx, q) // no limit: the plain ordered query
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pg := range [][2]int{{10, 0}, {10, 10}, {7, 300}, {100, 650}, {10, 5000}} {
+					q.Limit, q.Offset = pg[0], pg[1]
+					got, err := db.ListPosts(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := all[min(pg[1], len(all)):min(pg[1]+pg[0], len(all))]
+					if fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) {
+						t.Errorf("visibility %+v statuses %v order %s page %v: %v, want %v", vis, statuses, order, pg, ids(got), ids(want))
+					}
+				}
+			}
+		}
+	}
+}

@@ -108,6 +108,12 @@ func (db *DB) postWhere(q *store.PostQuery, a *Args) *cond {
 // postFilter is postWhere; seek says whether the search may look posts up
 // by the ids the full-text index finds (Dialect.PostSearch).
 func (db *DB) postFilter(q *store.PostQuery, a *Args, seek bool) *cond {
+	return db.postFilterTerms(q, a, seek, false)
+}
+
+// postFilterTerms is postFilter; termSeek says whether the term filters
+// look posts up by the term's posts (termFilterCond).
+func (db *DB) postFilterTerms(q *store.PostQuery, a *Args, seek, termSeek bool) *cond {
 	c := db.newCond(a)
 	if len(q.Types) > 0 {
 		inList(c, "type", q.Types, false)
@@ -175,7 +181,7 @@ func (db *DB) postFilter(q *store.PostQuery, a *Args, seek bool) *cond {
 		c.add(db.d.DatePart(a, "date", "day", q.Day))
 	}
 	for _, f := range q.Terms {
-		termFilterCond(c, f)
+		termFilterCond(c, f, termSeek)
 	}
 	parentVisibilityCond(c, q)
 	return c
@@ -245,6 +251,9 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 			return o.listSearch(ctx, &q, a, guard)
 		}
 	}
+	if termPageable(&q) {
+		return o.listByTerm(ctx, &q)
+	}
 	if statuses := pageStatuses(&q); statuses != nil {
 		return o.listByStatus(ctx, &q, statuses)
 	}
@@ -302,7 +311,9 @@ func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
 		return o.countFromCounts(ctx, &q)
 	}
 	a := &Args{}
-	c := o.db.postWhere(&q, a)
+	// A count visits each post of the terms it filters on, not each post
+	// of the type.
+	c := o.db.postFilterTerms(&q, a, true, true)
 	var n int64
 	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM posts`+c.where(), a.vals...).Scan(&n); err != nil {
 		return 0, o.db.fail("count posts", err)

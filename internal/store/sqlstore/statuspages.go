@@ -77,3 +77,40 @@ func (o ops) listByStatus(ctx context.Context, q *store.PostQuery, statuses []st
 	}
 	return out, nil
 }
+
+// termPageable reports whether a page of q is listed by listByTerm: one
+// term filter, no search (which has its own plans), a bounded page.
+func termPageable(q *store.PostQuery) bool {
+	f := q.Terms
+	return q.Limit > 0 && len(f) == 1 && (len(f[0].IDs) > 0 || len(f[0].Slugs) > 0) && strings.TrimSpace(q.Search) == ""
+}
+
+// termPageMatches is where listByTerm changes plans: terms with at most
+// this many posts have them looked up, terms with more have the page's
+// order walked and each post checked.
+const termPageMatches = 2000
+
+// listByTerm lists a page of the posts of a term in one statement that
+// holds both plans, each guarded by how many posts the term has (counted
+// up to termPageMatches + 1), as listSearch does for words: looking up
+// and sorting a rare term's posts is cheap, walking the order's index
+// until a page is full is cheap for a common one.
+func (o ops) listByTerm(ctx context.Context, q *store.PostQuery) ([]*store.Post, error) {
+	a := &Args{}
+	guard := `(SELECT COUNT(*) FROM (SELECT 1 FROM term_relationships tr WHERE tr.term_id IN (` +
+		termMatch(o.db.d, a, q.Terms[0]) + `) LIMIT ` + strconv.Itoa(termPageMatches+1) + `) AS g)`
+	limit := a.Add(int64(q.Limit))
+	offset := a.Add(int64(max(q.Offset, 0)))
+	branch := func(seek bool, test string) string {
+		c := o.db.postFilterTerms(q, a, true, seek)
+		return `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
+			` LIMIT CASE WHEN ` + guard + ` ` + test + ` THEN ` + limit + ` ELSE 0 END OFFSET ` + offset + `) AS ` + map[bool]string{true: "seek", false: "walk"}[seek]
+	}
+	query := `SELECT * FROM (` + branch(true, `<= `+strconv.Itoa(termPageMatches)) + ` UNION ALL ` +
+		branch(false, `> `+strconv.Itoa(termPageMatches)) + `) AS page` + o.db.postOrder(q, a)
+	var out []*store.Post
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	return out, nil
+}

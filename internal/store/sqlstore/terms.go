@@ -340,18 +340,23 @@ func (db *DB) countPostDelete(ctx context.Context, q querier, postID int64) erro
 // termFilterCond adds the condition of one post-query term filter: the post
 // has one of the filter's terms (by id or slug, with their descendants when
 // IncludeChildren is set).
-func termFilterCond(c *cond, f store.TermFilter) {
+func termFilterCond(c *cond, f store.TermFilter, seek bool) {
 	if len(f.IDs) == 0 && len(f.Slugs) == 0 {
 		c.add(`FALSE`)
 		return
 	}
-	a := c.a
+	c.add(termPosts(c.d, c.a, f, seek))
+}
+
+// termMatch selects the ids of the terms f names (and their descendants
+// when f.IncludeChildren).
+func termMatch(d Dialect, a *Args, f store.TermFilter) string {
 	var sel []string
 	if len(f.IDs) > 0 {
-		sel = append(sel, c.d.In(a, "id", f.IDs, false))
+		sel = append(sel, d.In(a, "id", f.IDs, false))
 	}
 	if len(f.Slugs) > 0 {
-		sel = append(sel, c.d.In(a, "slug", f.Slugs, false))
+		sel = append(sel, d.In(a, "slug", f.Slugs, false))
 	}
 	tax := a.Add(f.Taxonomy)
 	match := `SELECT id FROM terms WHERE taxonomy = ` + tax + ` AND (` + strings.Join(sel, " OR ") + `)`
@@ -359,5 +364,18 @@ func termFilterCond(c *cond, f store.TermFilter) {
 		match = `WITH RECURSIVE sel(id) AS (` + match + `
 			UNION SELECT t.id FROM terms t JOIN sel ON t.parent = sel.id WHERE t.taxonomy = ` + tax + `) SELECT id FROM sel`
 	}
-	c.add(`EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = posts.id AND tr.term_id IN (` + match + `))`)
+	return match
+}
+
+// termPosts is the condition that a post has one of the terms f selects.
+// With seek the database looks the posts up from the terms' relationships
+// (cheap when the terms have few posts); without, it checks each post it
+// visits (cheap when it visits few: a page of a common term walked in the
+// page's order).
+func termPosts(d Dialect, a *Args, f store.TermFilter, seek bool) string {
+	match := termMatch(d, a, f)
+	if seek {
+		return `posts.id IN (SELECT tr.post_id FROM term_relationships tr WHERE tr.term_id IN (` + match + `))`
+	}
+	return `EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = posts.id AND tr.term_id IN (` + match + `))`
 }

@@ -210,17 +210,7 @@ func TestTermPagesEqualThePlainOrder(t *testing.T) {
 				if term == terms.common && len(all) <= 2000 || term == terms.rare && len(all) == 0 {
 					t.Fatalf("term %d has %d posts: the test needs a rare term and one over 2000", term, len(all))
 				}
-				for _, pg := range [][2]int{{10, 0}, {10, 10}, {3, 7}, {100, 1900}, {10, 5000}} {
-					q.Limit, q.Offset = pg[0], pg[1]
-					got, err := db.ListPosts(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := all[min(pg[1], len(all)):min(pg[1]+pg[0], len(all))]
-					if fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) {
-						t.Errorf("term %d visibility %+v order %s page %v: %v, want %v", term, vis, order, pg, ids(got), ids(want))
-					}
-				}
+				checkPages(t, db, q, all, [][2]int{{10, 0}, {10, 10}, {3, 7}, {100, 1900}, {10, 5000}}, fmt.Sprintf("term %d", term))
 			}
 		}
 	}
@@ -245,18 +235,25 @@ func TestPagesMergedByStatusEqualThePlainOrder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, pg := range [][2]int{{10, 0}, {10, 10}, {7, 300}, {100, 650}, {10, 5000}} {
-					q.Limit, q.Offset = pg[0], pg[1]
-					got, err := db.ListPosts(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := all[min(pg[1], len(all)):min(pg[1]+pg[0], len(all))]
-					if fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) {
-						t.Errorf("visibility %+v statuses %v order %s page %v: %v, want %v", vis, statuses, order, pg, ids(got), ids(want))
-					}
-				}
+				checkPages(t, db, q, all, [][2]int{{10, 0}, {10, 10}, {7, 300}, {100, 650}, {10, 5000}}, fmt.Sprintf("statuses %v", statuses))
 			}
+		}
+	}
+}
+
+// checkPages lists each page (limit, offset) of q and compares it with the
+// same slice of all, the whole list in q's order.
+func checkPages(t *testing.T, db *sqlstore.DB, q store.PostQuery, all []*store.Post, pages [][2]int, what string) {
+	t.Helper()
+	for _, pg := range pages {
+		q.Limit, q.Offset = pg[0], pg[1]
+		got, err := db.ListPosts(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all[min(pg[1], len(all)):min(pg[1]+pg[0], len(all))]
+		if fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) {
+			t.Errorf("%s, visibility %+v, order %s, page %v: %v, want %v", what, q.Visibility, q.Order, pg, ids(got), ids(want))
 		}
 	}
 }

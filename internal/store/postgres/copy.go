@@ -140,7 +140,8 @@ func convert(v any, typ string) (any, error) {
 	return nil, fmt.Errorf("cannot store %T %v as %s", v, v, typ)
 }
 
-// SetLastID advances table's id counter to last (or to its largest id).
+// SetLastID advances table's id sequence to last (or to its largest id),
+// so that the ids the copy set explicitly are never handed out again.
 func (im *importer) SetLastID(ctx context.Context, table string, last int64) error {
 	var hasID bool
 	im.count()
@@ -152,9 +153,9 @@ func (im *importer) SetLastID(ctx context.Context, table string, last int64) err
 		return fmt.Errorf("postgres: import: table %s has no id column", table)
 	}
 	im.count()
-	_, err := im.tx.Exec(ctx, `INSERT INTO id_counters (name, last)
-		VALUES ($1, GREATEST($2, (SELECT COALESCE(MAX(id), 0) FROM `+pgx.Identifier{table}.Sanitize()+`)))
-		ON CONFLICT (name) DO UPDATE SET last = excluded.last`, table, last)
+	_, err := im.tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST(last, 1), last > 0)
+		FROM (SELECT GREATEST($2::bigint, (SELECT COALESCE(MAX(id), 0) FROM `+pgx.Identifier{table}.Sanitize()+`)) AS last) n`,
+		table, last)
 	if err != nil {
 		return fail("id counter of "+table, err)
 	}

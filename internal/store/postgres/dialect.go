@@ -106,13 +106,19 @@ func (dialect) DatePart(a *sqlstore.Args, col, part string, n int) string {
 	return col + ` <> ` + zeroTS + ` AND EXTRACT(` + strings.ToUpper(part) + ` FROM ` + col + `) = ` + a.Add(int64(n))
 }
 
+// VersionStatements keeps the write version in a sequence (migration
+// 0016): taking its next value waits for no other transaction.
+func (dialect) VersionStatements() (bump, read string) {
+	return `SELECT nextval('store_version_seq')`, `SELECT last_value FROM store_version_seq`
+}
+
 func (dialect) Unlimited() string { return "ALL" }
 
-// Insert takes the id from the table's id_counters row in the same
-// statement, so that an insert that fails or rolls back leaves no gap.
+// Insert takes the id from the table's sequence (the id column's
+// default, migration 0016): concurrent inserts never wait for each other,
+// and an insert that rolls back leaves a gap.
 func (dialect) Insert(table, cols, vals string) (string, bool) {
-	return `WITH n AS (UPDATE id_counters SET last = last + 1 WHERE name = '` + table + `' RETURNING last)
-		INSERT INTO ` + table + ` (id, ` + cols + `) VALUES ((SELECT last FROM n), ` + vals + `) RETURNING id`, true
+	return `INSERT INTO ` + table + ` (` + cols + `) VALUES (` + vals + `) RETURNING id`, true
 }
 
 // NoWait turns synchronous_commit off for the transaction: its commit
@@ -139,11 +145,14 @@ func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-			AND table_name NOT IN ('schema_migrations', 'store_version', 'id_counters', 'post_search', 'post_counts')`,
+			AND table_name NOT IN ('schema_migrations', 'post_search', 'post_counts')`,
 		ForeignKeys: `SELECT f.relname, t.relname FROM pg_constraint c
 			JOIN pg_class f ON f.oid = c.conrelid JOIN pg_class t ON t.oid = c.confrelid
 			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,
-		LastIDs: `SELECT name, last FROM id_counters`,
+		// The id sequences (<table>_id_seq); one never used has no last
+		// value.
+		LastIDs: `SELECT left(sequencename, -7), COALESCE(last_value, 0) FROM pg_sequences
+			WHERE schemaname = current_schema() AND sequencename LIKE '%\_id\_seq'`,
 	}
 }
 

@@ -8,9 +8,11 @@
 // names fold ASCII case only, like SQLite's NOCASE), the same
 // case-insensitive search, the same zero date (stored as
 // 0001-01-01 00:00:00, which sorts first as '0000-00-00 00:00:00' does),
-// gap-free ids that are never reused (an id_counters row per table,
-// advanced inside the inserting transaction), the same errors and the same
-// statement counts.
+// the same errors and the same statement counts. Ids are never reused but
+// not gap-free: they come from a sequence per table, which an insert that
+// rolls back does not give back (migration 0016). The write version is a
+// sequence as well, advanced inside each write and again after its commit
+// (sqlstore.Versioner), so that no two writes update one row.
 //
 // Write transactions are serialized across all nodes: Tx takes a
 // transaction-level advisory lock (one per database schema) before running

@@ -101,6 +101,18 @@ type Dialect interface {
 	ConnLost(err error) bool
 }
 
+// Versioner is implemented by a dialect that keeps the write version
+// somewhere else than store_version's one row, which every write updating
+// it makes writers wait for each other's commit. Bump advances the
+// version; the store runs it inside each write transaction that changed
+// content and again on its own once that transaction has committed (a
+// reader that read the value the first run set before the commit made
+// the change visible cached what it read under a version the second run
+// retires). Read returns the version.
+type Versioner interface {
+	VersionStatements() (bump, read string)
+}
+
 // Catalog holds the queries that read a database's schema.
 type Catalog struct {
 	// Tables lists, one name a row, the tables that hold the site: not

@@ -144,6 +144,9 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 		return db.fail("commit", err)
 	}
 	committed = true
+	if t.tx.dirty {
+		db.bumpAfter(ctx)
+	}
 	t.tx.done.Store(true)
 	for _, f := range t.tx.after {
 		f()
@@ -283,21 +286,49 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 	if err := tx.Commit(ctx); err != nil {
 		return o.db.fail("commit", err)
 	}
+	if changed {
+		o.db.bumpAfter(ctx)
+	}
 	return nil
+}
+
+// versionStatements returns the statements that advance and read the
+// write version, and whether the advance runs again after the commit
+// (Versioner).
+func (db *DB) versionStatements() (bump, read string, after bool) {
+	if v, ok := db.d.(Versioner); ok {
+		bump, read = v.VersionStatements()
+		return bump, read, true
+	}
+	return `UPDATE store_version SET version = version + 1 WHERE id = 1`, `SELECT version FROM store_version WHERE id = 1`, false
 }
 
 // bump increases the version inside tx.
 func (o ops) bump(ctx context.Context, tx Tx) error {
 	q := querier{db: o.db, c: tx}
-	if _, err := q.exec(ctx, `UPDATE store_version SET version = version + 1 WHERE id = 1`); err != nil {
+	bump, _, _ := o.db.versionStatements()
+	if _, err := q.exec(ctx, bump); err != nil {
 		return o.db.fail("bump version", err)
 	}
 	return nil
 }
 
+// bumpAfter advances the version once more after a write committed, where
+// the dialect asks for it (Versioner). Like COMMIT, it is not counted as
+// a statement. The write stands whatever happens here: when this fails,
+// only a reader that read between the bump inside the transaction and
+// its commit may keep a stale entry, until the next write.
+func (db *DB) bumpAfter(ctx context.Context) {
+	bump, _, after := db.versionStatements()
+	if after {
+		_, _ = db.c.Reader().Exec(context.WithoutCancel(ctx), bump)
+	}
+}
+
 func (o ops) version(ctx context.Context) (int64, error) {
 	var v int64
-	if err := o.reader().queryRow(ctx, `SELECT version FROM store_version WHERE id = 1`).Scan(&v); err != nil {
+	_, read, _ := o.db.versionStatements()
+	if err := o.reader().queryRow(ctx, read).Scan(&v); err != nil {
 		return 0, o.db.fail("read version", err)
 	}
 	return v, nil

@@ -778,8 +778,8 @@ func TestVersionIncreasesOnWritesOnly(t *testing.T) {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		after := mustVersion(t, db)
-		if st.bumps && after != before+1 {
-			t.Errorf("%s: version %d → %d, want +1", st.name, before, after)
+		if st.bumps && !storetest.OneBump(before, after) {
+			t.Errorf("%s: version %d → %d, want one bump", st.name, before, after)
 		}
 		if !st.bumps && after != before {
 			t.Errorf("%s: version %d → %d, want unchanged", st.name, before, after)
@@ -817,7 +817,7 @@ func TestTxCommitsOnceAndBumpsVersionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after := mustVersion(t, db); after != before+1 {
+	if after := mustVersion(t, db); !storetest.OneBump(before, after) {
 		t.Fatalf("version %d → %d, want one bump per transaction", before, after)
 	}
 	n, err := db.CountPosts(ctx, store.PostQuery{})

@@ -102,7 +102,7 @@ func TestDatesKeepWallClockAndDropZone(t *testing.T) {
 	}
 }
 
-func TestIDsAreGapFreeAndNeverReused(t *testing.T) {
+func TestIDsIncreaseAndAreNeverReused(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)
 	ctx := context.Background()
@@ -122,22 +122,27 @@ func TestIDsAreGapFreeAndNeverReused(t *testing.T) {
 	if id := mk(); id != 3 {
 		t.Fatalf("after deleting the newest post, next id %d, want 3 (never reused)", id)
 	}
-	// A rolled back insert gives its id back, as SQLite's AUTOINCREMENT does.
+	// A rolled back insert may leave a gap (PostgreSQL's sequences do;
+	// SQLite gives the id back), never a reused id.
 	boom := errors.New("boom")
+	var rolledBack int64
 	if err := db.Tx(ctx, func(s store.Store) error {
-		if err := s.InsertPost(ctx, &store.Post{Type: "post"}); err != nil {
+		p := &store.Post{Type: "post"}
+		if err := s.InsertPost(ctx, p); err != nil {
 			return err
 		}
+		rolledBack = p.ID
 		return boom
 	}); !errors.Is(err, boom) {
 		t.Fatal(err)
 	}
-	if id := mk(); id != 4 {
-		t.Fatalf("after a rollback, next id %d, want 4", id)
+	if id := mk(); id <= 3 || id > rolledBack+1 {
+		t.Fatalf("after a rollback (of id %d), next id %d, want 4 or %d", rolledBack, id, rolledBack+1)
 	}
-	// A failed insert (conflict) leaves no gap either, even inside a Tx
-	// that goes on and commits.
-	if err := db.InsertUser(ctx, &store.User{Login: "a", Nicename: "a"}); err != nil {
+	// A failed insert (conflict) inside a Tx that goes on and commits
+	// leaves the transaction usable, and the next id is larger still.
+	a := &store.User{Login: "a", Nicename: "a"}
+	if err := db.InsertUser(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	err := db.Tx(ctx, func(s store.Store) error {
@@ -148,8 +153,8 @@ func TestIDsAreGapFreeAndNeverReused(t *testing.T) {
 		if err := s.InsertUser(ctx, u); err != nil {
 			return err
 		}
-		if u.ID != 2 {
-			return fmt.Errorf("user after a conflict got id %d, want 2", u.ID)
+		if u.ID <= a.ID {
+			return fmt.Errorf("user after a conflict got id %d, not after %d", u.ID, a.ID)
 		}
 		return nil
 	})
@@ -205,8 +210,8 @@ func TestConcurrentWritersOnTwoHandles(t *testing.T) {
 	if err != nil || n != workers*each {
 		t.Fatalf("%d updated posts (%v), want %d", n, err, workers*each)
 	}
-	if v := mustVersion(t, dbs[1]); v != workers*each*2+1 {
-		t.Fatalf("version = %d, want %d", v, workers*each*2+1)
+	if v := mustVersion(t, dbs[1]); v < workers*each*2+1 {
+		t.Fatalf("version = %d, want at least %d", v, workers*each*2+1)
 	}
 }
 
@@ -271,8 +276,8 @@ func TestWriteOnOneHandleIsSeenOnTheOtherAtOnce(t *testing.T) {
 	if err := dbs[0].InsertPost(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	if v := mustVersion(t, dbs[1]); v != before+1 {
-		t.Fatalf("other handle's version %d, want %d", v, before+1)
+	if v := mustVersion(t, dbs[1]); !storetest.OneBump(before, v) {
+		t.Fatalf("other handle's version %d → %d, want one bump", before, v)
 	}
 	got, err := dbs[1].GetPost(ctx, p.ID)
 	if err != nil || got.Title != "fresh" {

@@ -151,3 +151,11 @@ func Configure(t testing.TB, cfg *config.Config) {
 		cfg.DatabaseURL = PostgresURL(t)
 	}
 }
+
+// OneBump reports whether the store's version moved from before to after
+// by one write's bump, on a store no other writer uses: by one on SQLite,
+// by one or two on PostgreSQL, which advances its version sequence inside
+// the write transaction and again once it has committed.
+func OneBump(before, after int64) bool {
+	return after == before+1 || (Backend() == "postgres" && after == before+2)
+}

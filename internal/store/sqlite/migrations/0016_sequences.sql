@@ -1,0 +1,4 @@
+-- Nothing to change on SQLite: its single writer hands out ids
+-- (AUTOINCREMENT) and bumps store_version one transaction at a time. The
+-- file keeps the numbering in step with PostgreSQL's 0016, which moves ids
+-- and the write version to sequences.

@@ -284,3 +284,48 @@ func TestWriteOnOneHandleIsSeenOnTheOtherAtOnce(t *testing.T) {
 		t.Fatalf("other handle reads %+v, %v", got, err)
 	}
 }
+
+func TestImportWithExplicitIDsMovesIDsOn(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	c, ok := db.(store.Copier)
+	if !ok {
+		t.Skip("store cannot copy")
+	}
+	err := c.Import(ctx, func(im store.Importer) error {
+		rows := [][]any{{int64(7), "post", "draft", "seven"}, {int64(41), "post", "draft", "forty-one"}}
+		if err := im.InsertRows(ctx, "posts", []string{"id", "type", "status", "title"}, rows); err != nil {
+			return err
+		}
+		// The last id the source handed out may be past its largest row.
+		return im.SetLastID(ctx, "posts", 50)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &store.Post{Type: "post", Title: "after"}
+	if err := db.InsertPost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.ID != 51 {
+		t.Fatalf("first id after an import that handed out up to 50: %d, want 51", p.ID)
+	}
+	// Below the largest id, the largest id wins.
+	err = c.Import(ctx, func(im store.Importer) error {
+		if err := im.InsertRows(ctx, "posts", []string{"id", "type", "status", "title"}, [][]any{{int64(90), "post", "draft", "ninety"}}); err != nil {
+			return err
+		}
+		return im.SetLastID(ctx, "posts", 3)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = &store.Post{Type: "post", Title: "after again"}
+	if err := db.InsertPost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.ID <= 90 {
+		t.Fatalf("id after importing id 90 with a last id of 3: %d, want more than 90", p.ID)
+	}
+}

@@ -12,72 +12,18 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
 )
-
-// CommentHooks are the extension points of comments (reference §11). They
-// are plain functions that internal/extension points at its typed hooks; each has exactly
-// one call site, a Site method named after the hook.
-type CommentHooks struct {
-	// PreInsert is the rest_pre_insert_comment filter: it gets the
-	// prepared comment right before it is stored on create and returns the
-	// comment to store.
-	PreInsert func(ctx context.Context, c *store.Comment, request any) *store.Comment
-	// Insert is the rest_insert_comment action: it runs after a comment was
-	// created (creating true) or updated, with the comment as stored.
-	Insert func(ctx context.Context, c *store.Comment, request any, creating bool)
-	// Delete is the rest_delete_comment action: it runs after a comment
-	// was trashed or deleted, with the comment as it was and the response
-	// data.
-	Delete func(ctx context.Context, c *store.Comment, response any, request any)
-	// Query is the rest_comment_query filter: it gets the collection query
-	// and returns the query to run.
-	Query func(ctx context.Context, q store.CommentQuery, request any) store.CommentQuery
-	// Trashable is the rest_comment_type_trashable filter (named
-	// rest_comment_trashable in the original): it gets whether comments
-	// can be trashed (true by default) and returns the answer for c.
-	Trashable func(c *store.Comment, supported bool) bool
-}
-
-// PreInsertCommentHook fires rest_pre_insert_comment.
-func (s *Site) PreInsertCommentHook(ctx context.Context, c *store.Comment, request any) *store.Comment {
-	if s.CommentHooks.PreInsert != nil {
-		if out := s.CommentHooks.PreInsert(ctx, c, request); out != nil {
-			return out
-		}
-	}
-	return c
-}
-
-// InsertCommentHook fires rest_insert_comment.
-func (s *Site) InsertCommentHook(ctx context.Context, c *store.Comment, request any, creating bool) {
-	if s.CommentHooks.Insert != nil {
-		s.CommentHooks.Insert(ctx, c, request, creating)
-	}
-}
-
-// DeleteCommentHook fires rest_delete_comment.
-func (s *Site) DeleteCommentHook(ctx context.Context, c *store.Comment, response any, request any) {
-	if s.CommentHooks.Delete != nil {
-		s.CommentHooks.Delete(ctx, c, response, request)
-	}
-}
-
-// CommentQueryHook fires rest_comment_query.
-func (s *Site) CommentQueryHook(ctx context.Context, q store.CommentQuery, request any) store.CommentQuery {
-	if s.CommentHooks.Query != nil {
-		return s.CommentHooks.Query(ctx, q, request)
-	}
-	return q
-}
 
 // CommentTrashable reports whether DELETE without force may move c to the
 // trash: true unless the rest_comment_type_trashable hook says otherwise.
 func (s *Site) CommentTrashable(c *store.Comment) bool {
 	supported := true
-	if s.CommentHooks.Trashable != nil {
-		supported = s.CommentHooks.Trashable(c, supported)
+	if e := (&events.CommentTrashableEvent{Trashable: supported, Comment: c}); s.hooks.Filter(s.hooks.CommentTrashable.Name(""), s.hooks.CommentTrashable.Trigger(e)) {
+		supported = e.Trashable
 	}
 	return supported
 }
@@ -434,7 +380,7 @@ func (s *Site) approval(ctx context.Context, c *store.Comment, post *store.Post,
 // comment is stored as given (without one the comment is dated now); the
 // flood rule counts when comments are made, not their dates, so a date
 // neither dodges it nor turns it against someone else.
-func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput, origin CommentOrigin, request any) (*store.Comment, error) {
+func (s *Site) CreateComment(ctx context.Context, u *auth.User, in CommentInput, origin CommentOrigin, request *rest.Request) (*store.Comment, error) {
 	moderator := u.HasCap("moderate_comments")
 	set, err := s.Settings(ctx)
 	if err != nil {

@@ -24,30 +24,6 @@ import (
 // AttachmentType is the post type of media.
 const AttachmentType = "attachment"
 
-// MediaHooks are the attachment hook points.
-type MediaHooks struct {
-	// Insert is rest_insert_attachment: it runs after an attachment was
-	// created (creating true, after its response was built) or updated.
-	Insert func(ctx context.Context, p *store.Post, m *store.Media, request any, creating bool)
-	// Prepare is rest_prepare_attachment: it may change the response built
-	// for an attachment.
-	Prepare func(ctx context.Context, p *store.Post, response any, request any)
-}
-
-// InsertAttachmentHook fires the rest_insert_attachment hook point.
-func (s *Site) InsertAttachmentHook(ctx context.Context, p *store.Post, m *store.Media, request any, creating bool) {
-	if s.MediaHooks.Insert != nil {
-		s.MediaHooks.Insert(ctx, p, m, request, creating)
-	}
-}
-
-// PrepareAttachmentHook fires the rest_prepare_attachment hook point.
-func (s *Site) PrepareAttachmentHook(ctx context.Context, p *store.Post, response, request any) {
-	if s.MediaHooks.Prepare != nil {
-		s.MediaHooks.Prepare(ctx, p, response, request)
-	}
-}
-
 // mediaState holds the upload machinery, built on first use from the
 // configuration unless SetBlobs was called first.
 type mediaState struct {

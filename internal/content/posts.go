@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/render"
 	"github.com/folio-server/folio/internal/store"
 )
@@ -412,13 +413,13 @@ func guidFor(siteRoot string, pt *PostType, id int64) string {
 
 // Trashable reports whether DELETE without force may move p (of type pt)
 // to the trash. It is the rest_<type>_trashable filter point (reference
-// §11): the type's default passes through Site.PostTrashable when set.
+// §11): the type's default passes through the PostTrashable hook.
 func (s *Site) Trashable(pt *PostType, p *store.Post) bool {
-	supported := pt.Trashable
-	if s.PostTrashable != nil {
-		supported = s.PostTrashable(pt, p, supported)
+	e := &events.PostTrashableEvent{PostType: pt.Name, Trashable: pt.Trashable, Post: p}
+	if s.hooks.Filter(s.hooks.PostTrashable.Name(pt.Name), s.hooks.PostTrashable.Trigger(e)) {
+		return e.Trashable
 	}
-	return supported
+	return pt.Trashable
 }
 
 // TrashPost moves p to the trash, remembering its status; its comments

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/folio-server/folio/internal/events"
+
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/render"
@@ -36,42 +38,9 @@ type Site struct {
 	settings     settingsCache
 	fileSettings *Settings
 
-	// PostTrashable, when set, filters whether a post may be trashed
-	// (the rest_<type>_trashable hook point); supported is the type's
-	// default.
-	PostTrashable func(pt *PostType, p *store.Post, supported bool) bool
-
-	// PostHooks are the post hook points (rest_insert_<post_type>,
-	// rest_delete_<post_type>, rest_prepare_<post_type>,
-	// rest_<post_type>_query); internal/extension sets them.
-	PostHooks PostHooks
-
-	// Changed, when set, is told about every write of the domain inside
-	// the write's transaction, with that transaction's store: extension
-	// field updaters and the webhook outbox run there, and an error rolls
-	// the write back.
-	Changed func(ctx context.Context, tx store.Store, ch Change) error
-
-	// UserHooks are the user hook points (rest_insert_user,
-	// rest_avatar_sizes); internal/extension points them at its typed hooks.
-	UserHooks UserHooks
-
-	// CommentHooks are the comment hook points (rest_pre_insert_comment,
-	// rest_insert_comment, rest_delete_comment, rest_comment_query,
-	// rest_comment_type_trashable); internal/extension points them at its
-	// typed hooks.
-	CommentHooks CommentHooks
-
-	// TermHooks are the term hook points (rest_pre_insert_<taxonomy>,
-	// rest_insert_<taxonomy>, rest_delete_<taxonomy>,
-	// rest_prepare_<taxonomy>); internal/extension points them at its typed
-	// hooks.
-	TermHooks TermHooks
-
-	// MediaHooks are the attachment hook points (rest_insert_attachment,
-	// rest_prepare_attachment); internal/extension points them at its typed
-	// hooks.
-	MediaHooks MediaHooks
+	// hooks are the typed hooks the domain fires (package events);
+	// extensions bind their handlers to them (SetHooks, Hooks).
+	hooks      *events.Hooks
 	media      mediaState
 	taxonomies *Taxonomies
 }
@@ -94,6 +63,7 @@ func NewSite(st store.Store, cfg *config.Config) (*Site, error) {
 		roles:    auth.DefaultRoles(),
 		loc:      loc,
 		clock:    time.Now,
+		hooks:    events.NewHooks(),
 	}
 	s.taxonomies = newTaxonomies(cfg.Taxonomies)
 	s.fileSettings = defaultSettings(cfg.Site)
@@ -271,4 +241,15 @@ func (s *Site) write(ctx context.Context, fn func(ctx context.Context, tx store.
 	return s.st.Tx(ctx, func(tx store.Store) error {
 		return fn(store.WithTx(ctx, tx), tx)
 	})
+}
+
+// Hooks returns the typed hooks the site fires.
+func (s *Site) Hooks() *events.Hooks { return s.hooks }
+
+// SetHooks makes the site fire h (an extension host's hooks) instead of
+// its own. Call it before the site serves.
+func (s *Site) SetHooks(h *events.Hooks) {
+	if h != nil {
+		s.hooks = h
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/schema"
 	"github.com/folio-server/folio/internal/store"
 )
@@ -20,40 +21,6 @@ import (
 // Posts created without categories get the default category, and it
 // cannot be deleted.
 const DefaultCategoryID int64 = 1
-
-// TermHooks are the term hook points. Each is optional; request is the
-// interface request and response the resource being built;
-// internal/extension points them at its typed hooks.
-type TermHooks struct {
-	// PreInsert is rest_pre_insert_<taxonomy>: it sees (and may change) the
-	// term about to be written on create and update. An error stops the
-	// write and is returned to the caller.
-	PreInsert func(ctx context.Context, tax *Taxonomy, t *store.Term, request any) error
-	// Insert is rest_insert_<taxonomy>: it runs after a term was created
-	// (creating true) or updated.
-	Insert func(ctx context.Context, tax *Taxonomy, t *store.Term, request any, creating bool)
-	// Delete is rest_delete_<taxonomy>: it runs after a term was deleted,
-	// with the response built from the term as it was.
-	Delete func(ctx context.Context, tax *Taxonomy, t *store.Term, response any, request any)
-	// Prepare is rest_prepare_<taxonomy> (rest_prepare_category,
-	// rest_prepare_post_tag, ...): it may change the response built for a
-	// term.
-	Prepare func(ctx context.Context, tax *Taxonomy, t *store.Term, response any, request any)
-}
-
-// PrepareTermHook fires the rest_prepare_<taxonomy> hook point.
-func (s *Site) PrepareTermHook(ctx context.Context, tax *Taxonomy, t *store.Term, response, request any) {
-	if s.TermHooks.Prepare != nil {
-		s.TermHooks.Prepare(ctx, tax, t, response, request)
-	}
-}
-
-// DeleteTermHook fires the rest_delete_<taxonomy> hook point.
-func (s *Site) DeleteTermHook(ctx context.Context, tax *Taxonomy, t *store.Term, response, request any) {
-	if s.TermHooks.Delete != nil {
-		s.TermHooks.Delete(ctx, tax, t, response, request)
-	}
-}
 
 // Taxonomies returns the taxonomy registry.
 func (s *Site) Taxonomies() *Taxonomies { return s.taxonomies }
@@ -266,7 +233,7 @@ func errEmptyTermName() *Error {
 
 // CreateTerm validates in and stores a new term of tax (reference §10.6,
 // decisions #5).
-func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, request any) (*store.Term, error) {
+func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, request *rest.Request) (*store.Term, error) {
 	t := &store.Term{Taxonomy: tax.Name}
 	if in.Parent != nil {
 		if err := s.checkParent(ctx, tax, *in.Parent); err != nil {
@@ -285,10 +252,8 @@ func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, requ
 		t.Slug = render.Slug(*in.Slug)
 		slugGiven = t.Slug != ""
 	}
-	if s.TermHooks.PreInsert != nil {
-		if err := s.TermHooks.PreInsert(ctx, tax, t, request); err != nil {
-			return nil, err
-		}
+	if err := s.preInsertTermHook(ctx, tax, t, request); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(t.Name) == "" {
 		return nil, errEmptyTermName()
@@ -315,9 +280,7 @@ func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, requ
 		}
 		return nil, fmt.Errorf("create term: %w", err)
 	}
-	if s.TermHooks.Insert != nil {
-		s.TermHooks.Insert(ctx, tax, t, request, true)
-	}
+	s.insertTermHook(ctx, tax, t, request, true)
 	return t, nil
 }
 
@@ -385,7 +348,7 @@ func nonZero(id int64) []int64 {
 
 // UpdateTerm applies in to the stored term old of tax. When nothing would
 // change the term is returned as it is and nothing is written.
-func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, in TermInput, request any) (*store.Term, error) {
+func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, in TermInput, request *rest.Request) (*store.Term, error) {
 	if in.Parent != nil {
 		if err := s.checkParent(ctx, tax, *in.Parent); err != nil {
 			return nil, err
@@ -411,10 +374,8 @@ func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, i
 			regenerate = true
 		}
 	}
-	if s.TermHooks.PreInsert != nil {
-		if err := s.TermHooks.PreInsert(ctx, tax, &t, request); err != nil {
-			return nil, err
-		}
+	if err := s.preInsertTermHook(ctx, tax, &t, request); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(t.Name) == "" {
 		return nil, errEmptyTermName()
@@ -459,9 +420,7 @@ func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, i
 		}
 		return nil, fmt.Errorf("update term %d: %w", t.ID, err)
 	}
-	if s.TermHooks.Insert != nil {
-		s.TermHooks.Insert(ctx, tax, &t, request, false)
-	}
+	s.insertTermHook(ctx, tax, &t, request, false)
 	return &t, nil
 }
 

@@ -15,68 +15,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/render"
+	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/schema"
 	"github.com/folio-server/folio/internal/store"
 )
 
-// UserHooks are the extension points of users. They are plain functions
-// that internal/extension points at its typed hooks; each has exactly one
-// call site.
-type UserHooks struct {
-	// InsertUser is the rest_insert_user action: it runs after a user was
-	// created (creating true) or updated through the interface. request
-	// is the interface request.
-	InsertUser func(ctx context.Context, u *store.User, request any, creating bool)
-	// PreInsertUser is the rest_pre_insert_user filter: it gets the
-	// prepared user about to be written on create and update and may
-	// change it; an error stops the write and is returned to the caller.
-	PreInsertUser func(ctx context.Context, u *store.User, request any) error
-	// PrepareUser is the rest_prepare_user filter on the response built
-	// for u.
-	PrepareUser func(ctx context.Context, u *store.User, response, request any)
-	// DeleteUser is the rest_delete_user action: it runs after u was
-	// deleted; response is the response data, the user as it was.
-	DeleteUser func(ctx context.Context, u *store.User, response, request any)
-	// AvatarSizes is the rest_avatar_sizes filter: it gets the default
-	// sizes (24, 48, 96) and returns the sizes to output.
-	AvatarSizes func(sizes []int) []int
-}
-
 // DefaultAvatarSizes are the avatar sizes output without a filter.
 var DefaultAvatarSizes = []int{24, 48, 96}
-
-// InsertUserHook fires the rest_insert_user hook point for u.
-func (s *Site) InsertUserHook(ctx context.Context, u *store.User, request any, creating bool) {
-	if s.UserHooks.InsertUser != nil {
-		s.UserHooks.InsertUser(ctx, u, request, creating)
-	}
-}
-
-// PrepareUserHook fires the rest_prepare_user hook point for the response
-// built for u.
-func (s *Site) PrepareUserHook(ctx context.Context, u *store.User, response, request any) {
-	if s.UserHooks.PrepareUser != nil {
-		s.UserHooks.PrepareUser(ctx, u, response, request)
-	}
-}
-
-// DeleteUserHook fires the rest_delete_user hook point for the deleted
-// user u.
-func (s *Site) DeleteUserHook(ctx context.Context, u *store.User, response, request any) {
-	if s.UserHooks.DeleteUser != nil {
-		s.UserHooks.DeleteUser(ctx, u, response, request)
-	}
-}
-
-// preInsertUser fires the rest_pre_insert_user hook point for the prepared
-// user u.
-func (s *Site) preInsertUser(ctx context.Context, u *store.User, request any) error {
-	if s.UserHooks.PreInsertUser != nil {
-		return s.UserHooks.PreInsertUser(ctx, u, request)
-	}
-	return nil
-}
 
 // AvatarSizes returns the avatar sizes to output, through the
 // rest_avatar_sizes hook point. It is empty when the site does not show
@@ -86,8 +33,9 @@ func (s *Site) AvatarSizes(set *Settings) []int {
 		return nil
 	}
 	sizes := slices.Clone(DefaultAvatarSizes)
-	if s.UserHooks.AvatarSizes != nil {
-		sizes = s.UserHooks.AvatarSizes(sizes)
+	e := &events.AvatarSizesEvent{Sizes: sizes}
+	if s.hooks.Filter(s.hooks.AvatarSizes.Name(""), s.hooks.AvatarSizes.Trigger(e)) {
+		return e.Sizes
 	}
 	return sizes
 }
@@ -337,7 +285,7 @@ func (s *Site) CheckRoles(ctx context.Context, caller *auth.User, targetID int64
 // CreateUser validates in and stores a new user. The caller's permission to
 // create users was checked by the controller. request is the interface
 // request, passed to the rest_pre_insert_user hook point.
-func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput, request any) (*store.User, error) {
+func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput, request *rest.Request) (*store.User, error) {
 	if in.RolesSet {
 		if err := s.CheckRoles(ctx, caller, 0, in.Roles); err != nil {
 			return nil, err
@@ -485,7 +433,7 @@ func (s *Site) uniqueNicename(ctx context.Context, tx store.Store, u *store.User
 // A new password ends the user's other browser sessions (see
 // UserInput.KeepSession) in the same transaction; application passwords
 // are left alone.
-func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.User, in UserInput, request any) (*store.User, error) {
+func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.User, in UserInput, request *rest.Request) (*store.User, error) {
 	u := *old
 	u.Roles = slices.Clone(old.Roles)
 	u.Caps = map[string]bool{}

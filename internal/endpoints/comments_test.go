@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/events"
+
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -491,7 +493,10 @@ func TestDeleteCommentTrashAndForce(t *testing.T) {
 	e.do("DELETE", cpath(id)+"?force=1", "editor").wantStatus(200)
 
 	// Trashing switched off by the rest_comment_type_trashable point.
-	e.site.CommentHooks.Trashable = func(c *store.Comment, supported bool) bool { return false }
+	e.site.Hooks().CommentTrashable.BindFunc(func(ev *events.CommentTrashableEvent) error {
+		ev.Trashable = false
+		return ev.Next()
+	})
 	id = e.mkComment("editor", map[string]any{"post": p.ID, "content": "stays"})
 	e.do("DELETE", cpath(id), "editor").wantError(501, "rest_trash_not_supported")
 	e.do("DELETE", cpath(id)+"?force=true", "editor").wantStatus(200)
@@ -678,19 +683,21 @@ func TestCommentHooksFireOnce(t *testing.T) {
 	e := newCommentEnv(t)
 	p := e.createPost("author", "post", nil)
 	fired := map[string]int{}
-	e.site.CommentHooks.PreInsert = func(_ context.Context, c *store.Comment, _ any) *store.Comment {
+	h := e.site.Hooks()
+	h.PreInsertComment.BindFunc(func(ev *events.PreInsertCommentEvent) error {
 		fired["pre_insert"]++
-		c.Content += " [checked]"
-		return c
-	}
-	e.site.CommentHooks.Insert = func(_ context.Context, c *store.Comment, _ any, creating bool) {
-		fired[fmt.Sprint("insert ", creating)]++
-	}
-	e.site.CommentHooks.Delete = func(_ context.Context, c *store.Comment, _ any, _ any) { fired["delete"]++ }
-	e.site.CommentHooks.Query = func(_ context.Context, q store.CommentQuery, _ any) store.CommentQuery {
+		ev.Comment.Content += " [checked]"
+		return ev.Next()
+	})
+	h.InsertComment.BindFunc(func(ev *events.InsertCommentEvent) error {
+		fired[fmt.Sprint("insert ", ev.Creating)]++
+		return ev.Next()
+	})
+	h.DeleteComment.BindFunc(func(ev *events.DeleteCommentEvent) error { fired["delete"]++; return ev.Next() })
+	h.CommentQuery.BindFunc(func(ev *events.CommentQueryEvent) error {
 		fired["query"]++
-		return q
-	}
+		return ev.Next()
+	})
 	id := e.mkComment("editor", map[string]any{"post": p.ID, "content": "hi"})
 	if !strings.HasSuffix(e.comment(id).Content, "[checked]") {
 		t.Error("rest_pre_insert_comment result is stored")

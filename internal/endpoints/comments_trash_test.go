@@ -7,7 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/events"
+
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -197,13 +198,14 @@ func TestTrashRestoreAndDeleteOfAPostFireOnlyThePostChange(t *testing.T) {
 	p := e.createPost("author", "post", nil)
 	id := e.mkComment("editor", map[string]any{"post": p.ID, "content": "watched"})
 	var changes []string
-	e.site.Changed = func(_ context.Context, _ store.Store, ch content.Change) error {
+	e.site.Hooks().Changed.BindFunc(func(ev *events.ChangeEvent) error {
+		ch := ev.Change
 		changes = append(changes, fmt.Sprintf("%s %s %d", ch.Kind, ch.Action, ch.ID))
-		return nil
-	}
+		return ev.Next()
+	})
 	hooks := 0
-	e.site.CommentHooks.Delete = func(context.Context, *store.Comment, any, any) { hooks++ }
-	e.site.CommentHooks.Insert = func(context.Context, *store.Comment, any, bool) { hooks++ }
+	e.site.Hooks().DeleteComment.BindFunc(func(ev *events.DeleteCommentEvent) error { hooks++; return ev.Next() })
+	e.site.Hooks().InsertComment.BindFunc(func(ev *events.InsertCommentEvent) error { hooks++; return ev.Next() })
 
 	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantStatus(200)
 	e.do("POST", fmt.Sprintf("%s/%d", posts, p.ID), "editor", map[string]any{"status": "publish"}).wantStatus(200)
@@ -228,12 +230,12 @@ func TestAFailedRestoreLeavesCommentsTrashed(t *testing.T) {
 	p := e.createPost("author", "post", nil)
 	id := e.mkComment("editor", map[string]any{"post": p.ID, "content": "rolled back"})
 	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantStatus(200)
-	e.site.Changed = func(_ context.Context, _ store.Store, ch content.Change) error {
-		if ch.Action == "updated" {
+	e.site.Hooks().Changed.BindFunc(func(ev *events.ChangeEvent) error {
+		if ev.Change.Action == "updated" {
 			return fmt.Errorf("refused")
 		}
-		return nil
-	}
+		return ev.Next()
+	})
 	if r := e.do("POST", fmt.Sprintf("%s/%d", posts, p.ID), "editor", map[string]any{"status": "publish"}); r.Status < 400 {
 		t.Fatalf("restore with a failing change: %d", r.Status)
 	}

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/events"
+
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
@@ -594,16 +596,18 @@ func TestMediaHooksFire(t *testing.T) {
 	e := newMediaEnv(t)
 	var inserts, prepares atomic.Int32
 	var creatingSeen atomic.Bool
-	e.site.MediaHooks.Insert = func(_ context.Context, p *store.Post, m *store.Media, _ any, creating bool) {
+	e.site.Hooks().InsertPost.BindFor([]string{"attachment"}, func(ev *events.InsertPostEvent) error {
 		inserts.Add(1)
-		if creating {
+		if ev.Creating && ev.Media != nil {
 			creatingSeen.Store(true)
 		}
-	}
-	e.site.MediaHooks.Prepare = func(_ context.Context, p *store.Post, response, _ any) {
+		return ev.Next()
+	})
+	e.site.Hooks().PreparePost.BindFor([]string{"attachment"}, func(ev *events.PreparePostEvent) error {
 		prepares.Add(1)
-		response.(*rest.Resource).Set("alt_text", "from the hook")
-	}
+		ev.Response.Set("alt_text", "from the hook")
+		return ev.Next()
+	})
 	m := e.png("author", "hook.png", 10, 10, "")
 	if inserts.Load() != 1 || !creatingSeen.Load() {
 		t.Errorf("rest_insert_attachment fired %d times (creating %v)", inserts.Load(), creatingSeen.Load())

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/events"
+
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -883,10 +884,11 @@ func TestScheduledPostIsPublishedWhenDue(t *testing.T) {
 func TestTrashableFilterPoint(t *testing.T) {
 	e := newEnv(t)
 	var seen []int64
-	e.site.PostTrashable = func(pt *content.PostType, p *store.Post, supported bool) bool {
-		seen = append(seen, p.ID)
-		return pt.Name != "post" && supported
-	}
+	e.site.Hooks().PostTrashable.BindFunc(func(ev *events.PostTrashableEvent) error {
+		seen = append(seen, ev.Post.ID)
+		ev.Trashable = ev.PostType != "post" && ev.Trashable
+		return ev.Next()
+	})
 	p := e.createPost("editor", "post", map[string]any{"title": "Keep"})
 	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantError(501, "rest_trash_not_supported")
 	if len(seen) != 1 || seen[0] != p.ID {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	hookev "github.com/folio-server/folio/internal/events"
+
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
@@ -794,24 +796,24 @@ func TestTermHookPoints(t *testing.T) {
 		events = append(events, s)
 		mu.Unlock()
 	}
-	e.site.TermHooks = content.TermHooks{
-		PreInsert: func(_ context.Context, tax *content.Taxonomy, tm *store.Term, _ any) error {
-			note("rest_pre_insert_" + tax.Name)
-			tm.Description = "filtered"
-			return nil
-		},
-		Insert: func(_ context.Context, tax *content.Taxonomy, tm *store.Term, _ any, creating bool) {
-			note(fmt.Sprintf("rest_insert_%s:%v", tax.Name, creating))
-		},
-		Delete: func(_ context.Context, tax *content.Taxonomy, tm *store.Term, _ any, _ any) {
-			note("rest_delete_" + tax.Name)
-		},
-		Prepare: func(_ context.Context, tax *content.Taxonomy, tm *store.Term, response any, _ any) {
-			if res, ok := response.(interface{ Set(string, any) }); ok {
-				res.Set("name", strings.ToUpper(tm.Name))
-			}
-		},
-	}
+	h := e.site.Hooks()
+	h.PreInsertTerm.BindFunc(func(ev *hookev.PreInsertTermEvent) error {
+		note("rest_pre_insert_" + ev.Taxonomy)
+		ev.Term.Description = "filtered"
+		return ev.Next()
+	})
+	h.InsertTerm.BindFunc(func(ev *hookev.InsertTermEvent) error {
+		note(fmt.Sprintf("rest_insert_%s:%v", ev.Taxonomy, ev.Creating))
+		return ev.Next()
+	})
+	h.DeleteTerm.BindFunc(func(ev *hookev.DeleteTermEvent) error {
+		note("rest_delete_" + ev.Taxonomy)
+		return ev.Next()
+	})
+	h.PrepareTerm.BindFunc(func(ev *hookev.PrepareTermEvent) error {
+		ev.Response.Set("name", strings.ToUpper(ev.Term.Name))
+		return ev.Next()
+	})
 	m := e.do("POST", tagsPath, "editor", map[string]any{"name": "hooked"}).obj()
 	if m["description"] != "filtered" || m["name"] != "HOOKED" {
 		t.Errorf("hooks did not apply: %v", m)

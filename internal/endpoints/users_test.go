@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-server/folio/internal/events"
+
 	"github.com/folio-server/folio/internal/config"
-	"github.com/folio-server/folio/internal/store"
 )
 
 // authStatus is the authorization-required status for a caller.
@@ -355,9 +356,10 @@ func TestUsersCreateRules(t *testing.T) {
 		t.Fatalf("stored user %+v %v", u, err)
 	}
 	var hooked []string
-	e.site.UserHooks.InsertUser = func(_ context.Context, u *store.User, _ any, creating bool) {
-		hooked = append(hooked, fmt.Sprint(u.Login, creating))
-	}
+	e.site.Hooks().InsertUser.BindFunc(func(ev *events.InsertUserEvent) error {
+		hooked = append(hooked, fmt.Sprint(ev.User.Login, ev.Creating))
+		return ev.Next()
+	})
 	post(map[string]any{"username": "hooked", "email": "hooked@example.com", "password": "p"}).wantStatus(201)
 	e.do("POST", e.userPath("subscriber"), "administrator", map[string]any{"name": "Sub"}).wantStatus(200)
 	if fmt.Sprint(hooked) != "[hookedtrue subscriberfalse]" {
@@ -582,7 +584,10 @@ func TestAppPasswordsOverREST(t *testing.T) {
 func TestUsersAvatarSizesHook(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
-	e.site.UserHooks.AvatarSizes = func(sizes []int) []int { return append(sizes, 128) }
+	e.site.Hooks().AvatarSizes.BindFunc(func(ev *events.AvatarSizesEvent) error {
+		ev.Sizes = append(ev.Sizes, 128)
+		return ev.Next()
+	})
 	m := e.do("GET", e.userPath("author"), "").obj()
 	av := m["avatar_urls"].(map[string]any)
 	if len(av) != 4 || !strings.HasSuffix(av["128"].(string), "?s=128&d=mm&r=g") {

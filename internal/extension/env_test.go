@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/folio-server/folio/internal/store/storetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/folio-server/folio/internal/store/storetest"
 
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/hooks"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/schema"
@@ -114,6 +115,7 @@ func (a *API) Names() []string { return a.names }
 func (a *API) SetLogger(l *slog.Logger) {
 	if l != nil {
 		a.log = l
+		a.Hooks.SetLogger(l)
 	}
 }
 
@@ -170,12 +172,12 @@ func (a *API) Configure(cfg *config.Config) error {
 	return nil
 }
 
-// Install wires the API into site and rs: the site's hook points fire the
-// typed hooks, and the registered fields and meta join the schemas. Call it
+// Install wires the API into site and rs: the site fires the API's typed
+// hooks, and the registered fields and meta join the schemas. Call it
 // after content.NewSite and before the endpoints are registered.
 func (a *API) Install(site *content.Site, rs *rest.Server) error {
 	a.site = site
-	a.bridge(site)
+	site.SetHooks(a.Hooks)
 	if err := a.installMeta(site, rs); err != nil {
 		return err
 	}
@@ -220,11 +222,11 @@ func (a *API) updateFields(e *ChangeEvent) error {
 	r.Cache()[done] = true
 	if ch.Kind == "term" {
 		// rest_insert_<taxonomy> fires before the field updates (reference
-		// §11), in the transaction; the bridge does not fire it again
-		// after the commit.
-		r.Cache()[termInsertedKey{ch.Type, ch.ID}] = true
+		// §11), in the transaction; the site does not fire it again after
+		// the commit.
+		events.MarkTermInserted(r, ch.Type, ch.ID)
 		t, _ := ch.Record.(*store.Term)
-		a.logAction(a.Hooks.InsertTerm.Name(ch.Type), a.Hooks.InsertTerm.Trigger(&InsertTermEvent{
+		a.Hooks.Action(a.Hooks.InsertTerm.Name(ch.Type), a.Hooks.InsertTerm.Trigger(&InsertTermEvent{
 			Context: e.Context, Taxonomy: ch.Type, Term: t, Request: r, Creating: ch.Action == "created", Tx: e.Tx}))
 	}
 	for _, tf := range a.fields {
@@ -248,44 +250,5 @@ type fieldsDoneKey struct {
 	id    int64
 }
 
-// termInsertedKey marks, in a request's cache, a term whose
-// rest_insert_<taxonomy> fired inside the write's transaction.
-type termInsertedKey struct {
-	taxonomy string
-	id       int64
-}
-
 // TitleOf returns the schema title of the resource a change is about.
-func TitleOf(site *content.Site, ch content.Change) string {
-	switch ch.Kind {
-	case "post":
-		return ch.Type
-	case "media":
-		return "attachment"
-	case "term":
-		if tx, ok := site.Taxonomies().Get(ch.Type); ok {
-			return tx.SchemaTitle()
-		}
-		return ch.Type
-	default:
-		return ch.Kind
-	}
-}
-
-// logAction logs a failed action; actions never fail the write they
-// observe.
-func (a *API) logAction(name string, err error) {
-	if err != nil {
-		a.log.Error("extension: action failed", "hook", name, "err", err)
-	}
-}
-
-func requestOf(v any) *rest.Request {
-	r, _ := v.(*rest.Request)
-	return r
-}
-
-func resourceOf(v any) *rest.Resource {
-	r, _ := v.(*rest.Resource)
-	return r
-}
+func TitleOf(site *content.Site, ch content.Change) string { return site.SchemaTitleOf(ch) }

@@ -53,7 +53,8 @@ func SeedAuthors(ctx context.Context, st store.Store, n int) ([]int64, error) {
 }
 
 // SeedPosts inserts n published posts spread over the authors, in batched
-// transactions, and returns their ids. The same seed gives the same posts.
+// transactions (multi-row inserts when the store has them:
+// store.PostBulkInserter), and returns their ids. The same seed gives the same posts.
 func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed uint64) ([]int64, error) {
 	if len(authors) == 0 {
 		return nil, fmt.Errorf("seed posts: no authors")
@@ -71,6 +72,9 @@ func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed
 			posts[i] = fakePost(rng, k, authors[k%len(authors)], end.Add(-time.Duration(n-k)*step))
 		}
 		err := st.Tx(ctx, func(tx store.Store) error {
+			if b, ok := tx.(store.PostBulkInserter); ok {
+				return b.InsertPosts(ctx, posts)
+			}
 			for _, p := range posts {
 				if err := tx.InsertPost(ctx, p); err != nil {
 					return err

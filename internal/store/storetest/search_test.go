@@ -31,14 +31,68 @@ var searchCorpus = []struct{ title, excerpt, content, password string }{
 func seedSearchCorpus(t *testing.T, db storetest.Store) {
 	t.Helper()
 	ctx := context.Background()
-	day := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
-	for i, c := range searchCorpus {
-		d := day.AddDate(0, 0, i)
-		p := &store.Post{Type: "post", Status: "publish", Title: c.title, Excerpt: c.excerpt, Content: c.content,
-			Password: c.password, Slug: fmt.Sprintf("p%d", i+1), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+	for _, p := range searchCorpusPosts() {
 		if err := db.InsertPost(ctx, p); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// searchCorpusPosts returns searchCorpus's posts, not inserted.
+func searchCorpusPosts() []*store.Post {
+	day := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	out := make([]*store.Post, len(searchCorpus))
+	for i, c := range searchCorpus {
+		d := day.AddDate(0, 0, i)
+		out[i] = &store.Post{Type: "post", Status: "publish", Title: c.title, Excerpt: c.excerpt, Content: c.content,
+			Password: c.password, Slug: fmt.Sprintf("p%d", i+1), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+	}
+	return out
+}
+
+// TestSearchBulkInsert inserts the corpus with the bulk insert (SQLite's
+// multi-row statements, which bench seeding uses) after a post that the
+// transaction then deletes: the ids are the rows', and the full-text index
+// and the totals know every post.
+func TestSearchBulkInsert(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	ps := searchCorpusPosts()
+	ps = append(ps, searchCorpusPosts()...)
+	ps = append(ps, searchCorpusPosts()...)
+	ps = append(ps, searchCorpusPosts()...) // 40 posts: more than one statement
+	err := db.Tx(ctx, func(tx store.Store) error {
+		b, ok := tx.(store.PostBulkInserter)
+		if !ok {
+			return fmt.Errorf("%T has no InsertPosts", tx)
+		}
+		first := &store.Post{Type: "post", Status: "draft", Title: "first", Slug: "first"}
+		if err := tx.InsertPost(ctx, first); err != nil {
+			return err
+		}
+		return b.InsertPosts(ctx, ps)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		got, err := db.GetPost(ctx, p.ID)
+		if err != nil || got.Slug != p.Slug || p.ID != int64(i+2) {
+			t.Fatalf("post %d: id %d, stored %v (%v)", i, p.ID, got, err)
+		}
+	}
+	for search, want := range map[string]int64{"garden": 12, "tulips": 0, "coffee sugar": 4, "東京": 4, "first": 0} {
+		q := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: search}
+		got, err := db.ListPosts(ctx, q)
+		n, cerr := db.CountPosts(ctx, q)
+		if err != nil || cerr != nil || int64(len(got)) != want || n != want {
+			t.Errorf("search %q: %d posts, total %d (%v, %v), want %d", search, len(got), n, err, cerr, want)
+		}
+	}
+	n, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}})
+	if err != nil || n != 40 {
+		t.Errorf("published posts = %d (%v), want 40", n, err)
 	}
 }
 

@@ -1,0 +1,64 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+var _ store.PostBulkInserter = ops{}
+
+// bulkRows is how many posts one InsertPosts statement writes. SQLite's
+// driver looks each parameter's name up in a list (quadratic in the
+// parameters of a statement, 24 a post), and the full-text index flushes
+// once a statement: 32 rows keep both small.
+const bulkRows = 32
+
+// InsertPosts stores ps with one multi-row INSERT per bulkRows posts, in
+// one write transaction (the caller's when there is one). A dialect whose
+// INSERT takes its id from a counter row (Dialect.Insert returns
+// returning) inserts the posts one by one.
+func (o ops) InsertPosts(ctx context.Context, ps []*store.Post) error {
+	for _, p := range ps {
+		if p.ID != 0 {
+			return o.db.errorf("insert posts: id is %d, want 0", p.ID)
+		}
+	}
+	if _, returning := o.db.d.Insert("posts", postInsertCols, ""); returning {
+		for _, p := range ps {
+			if err := o.InsertPost(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		for len(ps) > 0 {
+			chunk := ps[:min(bulkRows, len(ps))]
+			ps = ps[len(chunk):]
+			var args []any
+			rows := make([]string, len(chunk))
+			for i, p := range chunk {
+				a := o.db.postArgs(p)
+				rows[i] = marks(len(args)+1, len(a))
+				args = append(args, a...)
+			}
+			query, _ := o.db.d.Insert("posts", postInsertCols, strings.Join(rows, "), ("))
+			res, err := q.exec(ctx, query, args...)
+			if err != nil {
+				return false, o.db.conflict(err, "insert posts")
+			}
+			// One statement under the single writer: the rows take
+			// consecutive ids, the last one LastInsertId.
+			last, err := res.LastInsertId()
+			if err != nil {
+				return false, o.db.fail("insert posts", err)
+			}
+			for i, p := range chunk {
+				p.ID = last - int64(len(chunk)-1-i)
+			}
+		}
+		return true, nil
+	})
+}

@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,31 +23,19 @@ type commentsController struct {
 	// write is the schema the write arguments were made from; items is
 	// the cached item schema, which follows the avatar sizes.
 	write *schema.Object
-	items avatarSchema
+	items *avatarSchema
 }
 
 func newCommentsController(site *content.Site, names rest.Names) *commentsController {
 	c := &commentsController{site: site, names: names, base: names.Namespace + "/comments"}
-	c.write = c.currentSchema()
+	c.items = newAvatarSchema(site, commentSchema)
+	c.write = c.items.current()
 	return c
-}
-
-// itemSchema returns the item schema for the avatar sizes of the settings
-// set (show_avatars), and those sizes.
-func (c *commentsController) itemSchema(set *content.Settings) (*schema.Object, []int) {
-	return c.items.get(c.site.AvatarSizes(set), commentSchema)
-}
-
-// currentSchema is the item schema outside a request (OPTIONS, the
-// indexes, the API description): for the settings as the store has them.
-func (c *commentsController) currentSchema() *schema.Object {
-	o, _ := c.itemSchema(c.site.SettingsOrLast(context.Background()))
-	return o
 }
 
 func (c *commentsController) register(rs *rest.Server, ns string) {
 	c.items.registered(rs)
-	itemSchema := c.currentSchema
+	itemSchema := c.items.current
 	rs.Register(ns, "/comments", &rest.Route{
 		Schema:     itemSchema,
 		Prefetch:   c.prefetchLists,
@@ -100,16 +87,8 @@ func commentSchema(sizes []int) *schema.Object {
 		&schema.Property{Name: "status", Description: "State of the object.", Type: "string", Context: V | E},
 		&schema.Property{Name: "type", Description: "Type of Comment for the object.", Type: "string", Context: V | E | M, Default: ""},
 	)
-	if len(sizes) > 0 {
-		props := make([]*schema.Property, 0, len(sizes))
-		for _, sz := range sizes {
-			props = append(props, &schema.Property{
-				Name:        strconv.Itoa(sz),
-				Description: "Avatar URL with image size of " + strconv.Itoa(sz) + " pixels.",
-				Type:        "string", Format: "uri", Context: M | V | E,
-			})
-		}
-		o.Add(&schema.Property{Name: "author_avatar_urls", Description: "Avatar URLs for the object author.", Type: "object", Context: V | E | M, Readonly: true, Properties: props})
+	if p := avatarURLs("author_avatar_urls", "Avatar URLs for the object author.", sizes); p != nil {
+		o.Add(p)
 	}
 	return o
 }

@@ -87,7 +87,7 @@ type hasRepliesKey int64
 // prepareMany builds resources for a page of comments with a fixed number
 // of queries (see related).
 func (c *commentsController) prepareMany(r *rest.Request, list []*store.Comment, ctx schema.Context) ([]*rest.Resource, error) {
-	o, sizes := c.itemSchema(requestSettings(r, c.site))
+	o, sizes := c.items.forSettings(requestSettings(r, c.site))
 	rel, err := c.related(r, list)
 	if err != nil {
 		return nil, err

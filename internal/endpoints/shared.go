@@ -256,12 +256,34 @@ func findPathUserItem[T any](r *rest.Request, site *content.Site, list func(cont
 // (rest_avatar_sizes may change after registration); it is safe for
 // concurrent use.
 type avatarSchema struct {
+	site  *content.Site
+	build func(sizes []int) *schema.Object
+
 	mu     sync.Mutex
 	schema *schema.Object
 	sizes  []int
 	// rs, once the routes are registered, adds the extensions' fields to
 	// a schema built afterwards.
 	rs *rest.Server
+}
+
+// newAvatarSchema returns the item schema of a resource with avatar URLs
+// (users, comments), built by build for the avatar sizes of the site.
+func newAvatarSchema(site *content.Site, build func(sizes []int) *schema.Object) *avatarSchema {
+	return &avatarSchema{site: site, build: build}
+}
+
+// forSettings returns the item schema for the avatar sizes of the settings
+// set (show_avatars), and those sizes.
+func (a *avatarSchema) forSettings(set *content.Settings) (*schema.Object, []int) {
+	return a.get(a.site.AvatarSizes(set), a.build)
+}
+
+// current is the item schema outside a request (OPTIONS, the indexes, the
+// API description): for the settings as the store has them.
+func (a *avatarSchema) current() *schema.Object {
+	o, _ := a.forSettings(a.site.SettingsOrLast(context.Background()))
+	return o
 }
 
 // get returns the schema for sizes, built with build when there is none
@@ -328,4 +350,56 @@ func slugFilter(r *rest.Request) []string {
 		return []string{s}
 	}
 	return nil
+}
+
+// registerKeyed registers the two read-only routes of a keyed collection
+// (/types, /statuses, /taxonomies): the collection, answered as a map keyed
+// by name, and the item at /<base>/<name> with the path parameter param.
+// extra are the collection's arguments beyond context.
+func registerKeyed(rs *rest.Server, ns, base, param string, itemSchema func() *schema.Object,
+	list, get func(*rest.Request) (*rest.Response, error), listPerm, getPerm func(*rest.Request) error, extra ...*rest.Arg) {
+	rs.Register(ns, "/"+base, &rest.Route{
+		Schema: itemSchema,
+		Endpoints: []*rest.Endpoint{{
+			Methods: rest.Readable, Handler: list, Permission: listPerm,
+			Args: append([]*rest.Arg{contextArg("view")}, extra...), Returns: rest.ShapeMap,
+		}},
+	})
+	rs.Register(ns, `/`+base+`/(?P<`+param+`>[\w-]+)`, &rest.Route{
+		Schema: itemSchema,
+		Endpoints: []*rest.Endpoint{{
+			Methods: rest.Readable, Handler: get, Permission: getPerm,
+			Args: []*rest.Arg{contextArg("view")},
+		}},
+	})
+}
+
+// avatarURLs is the object property named name holding one avatar URL per
+// size (users' avatar_urls, comments' author_avatar_urls); nil without
+// sizes (show_avatars off).
+func avatarURLs(name, description string, sizes []int) *schema.Property {
+	if len(sizes) == 0 {
+		return nil
+	}
+	props := make([]*schema.Property, 0, len(sizes))
+	for _, sz := range sizes {
+		props = append(props, &schema.Property{
+			Name:        strconv.Itoa(sz),
+			Description: "Avatar URL with image size of " + strconv.Itoa(sz) + " pixels.",
+			Type:        "string", Format: "uri", Context: schema.View | schema.Edit | schema.Embed,
+		})
+	}
+	return &schema.Property{Name: name, Description: description, Type: "object",
+		Context: schema.View | schema.Edit | schema.Embed, Readonly: true, Properties: props}
+}
+
+// getKeyed answers the item route of a keyed collection: the entry named
+// by the path parameter param, or a 404 with code.
+func getKeyed[T any](r *rest.Request, lookup func(string) (T, bool), param, code string,
+	prepare func(*rest.Request, T, schema.Context) *rest.Resource) (*rest.Response, error) {
+	v, ok := lookup(r.String(param))
+	if !ok {
+		return nil, rest.NewError(code, 404, "Invalid resource.")
+	}
+	return rest.NewResponse(200, prepare(r, v, requestContext(r))), nil
 }

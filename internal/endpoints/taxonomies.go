@@ -39,24 +39,8 @@ func (c *taxonomiesController) register(rs *rest.Server, ns string) {
 		&schema.Property{Name: "hierarchical", Description: "Whether or not the resource should have children.", Type: "boolean", Context: V | E, Readonly: true},
 	)
 	itemSchema := func() *schema.Object { return c.schema }
-	rs.Register(ns, "/taxonomies", &rest.Route{
-		Schema: itemSchema,
-		Endpoints: []*rest.Endpoint{{
-			Methods: rest.Readable, Handler: c.list, Permission: c.listPermission,
-			Args: []*rest.Arg{
-				contextArg("view"),
-				{Name: "type", Description: "Limit results to resources associated with a specific post type.", Type: "string"},
-			},
-			Returns: rest.ShapeMap,
-		}},
-	})
-	rs.Register(ns, `/taxonomies/(?P<taxonomy>[\w-]+)`, &rest.Route{
-		Schema: itemSchema,
-		Endpoints: []*rest.Endpoint{{
-			Methods: rest.Readable, Handler: c.get, Permission: c.getPermission,
-			Args: []*rest.Arg{contextArg("view")},
-		}},
-	})
+	registerKeyed(rs, ns, "taxonomies", "taxonomy", itemSchema, c.list, c.get, c.listPermission, c.getPermission,
+		&rest.Arg{Name: "type", Description: "Limit results to resources associated with a specific post type.", Type: "string"})
 }
 
 // candidates returns the taxonomies the collection considers: those of
@@ -120,11 +104,7 @@ func (c *taxonomiesController) getPermission(r *rest.Request) error {
 }
 
 func (c *taxonomiesController) get(r *rest.Request) (*rest.Response, error) {
-	tax, ok := c.site.Taxonomies().Get(r.String("taxonomy"))
-	if !ok {
-		return nil, rest.NewError("rest_taxonomy_invalid", 404, "Invalid resource.")
-	}
-	return rest.NewResponse(200, c.prepare(r, tax, requestContext(r))), nil
+	return getKeyed(r, c.site.Taxonomies().Get, "taxonomy", "rest_taxonomy_invalid", c.prepare)
 }
 
 func (c *taxonomiesController) prepare(r *rest.Request, tax *content.Taxonomy, ctx schema.Context) *rest.Resource {

@@ -22,21 +22,7 @@ func (c *typesController) register(rs *rest.Server, ns string) {
 		&schema.Property{Name: "name", Description: "The title for the resource.", Type: "string", Context: V | E | M, Readonly: true},
 		&schema.Property{Name: "slug", Description: "An alphanumeric identifier for the resource.", Type: "string", Context: V | E | M, Readonly: true},
 	)
-	itemSchema := func() *schema.Object { return c.schema }
-	rs.Register(ns, "/types", &rest.Route{
-		Schema: itemSchema,
-		Endpoints: []*rest.Endpoint{{
-			Methods: rest.Readable, Handler: c.list, Permission: c.listPermission,
-			Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeMap,
-		}},
-	})
-	rs.Register(ns, `/types/(?P<type>[\w-]+)`, &rest.Route{
-		Schema: itemSchema,
-		Endpoints: []*rest.Endpoint{{
-			Methods: rest.Readable, Handler: c.get,
-			Args: []*rest.Arg{contextArg("view")},
-		}},
-	})
+	registerKeyed(rs, ns, "types", "type", func() *schema.Object { return c.schema }, c.list, c.get, c.listPermission, nil)
 }
 
 func (c *typesController) listPermission(r *rest.Request) error {
@@ -106,21 +92,7 @@ func (c *statusesController) register(rs *rest.Server, ns string) {
 		&schema.Property{Name: "show_in_list", Description: "Whether to include posts in the edit listing for their post type.", Type: "boolean", Context: E, Readonly: true},
 		&schema.Property{Name: "slug", Description: "An alphanumeric identifier for the resource.", Type: "string", Context: V | E | M, Readonly: true},
 	)
-	itemSchema := func() *schema.Object { return c.schema }
-	rs.Register(ns, "/statuses", &rest.Route{
-		Schema: itemSchema,
-		Endpoints: []*rest.Endpoint{{
-			Methods: rest.Readable, Handler: c.list, Permission: c.listPermission,
-			Args: []*rest.Arg{contextArg("view")}, Returns: rest.ShapeMap,
-		}},
-	})
-	rs.Register(ns, `/statuses/(?P<status>[\w-]+)`, &rest.Route{
-		Schema: itemSchema,
-		Endpoints: []*rest.Endpoint{{
-			Methods: rest.Readable, Handler: c.get, Permission: c.getPermission,
-			Args: []*rest.Arg{contextArg("view")},
-		}},
-	})
+	registerKeyed(rs, ns, "statuses", "status", func() *schema.Object { return c.schema }, c.list, c.get, c.listPermission, c.getPermission)
 }
 
 func (c *statusesController) listPermission(r *rest.Request) error {
@@ -169,11 +141,7 @@ func (c *statusesController) getPermission(r *rest.Request) error {
 }
 
 func (c *statusesController) get(r *rest.Request) (*rest.Response, error) {
-	st, ok := c.site.Statuses().Get(r.String("status"))
-	if !ok {
-		return nil, rest.NewError("rest_status_invalid", 404, "Invalid resource.")
-	}
-	return rest.NewResponse(200, c.prepare(r, st, requestContext(r))), nil
+	return getKeyed(r, c.site.Statuses().Get, "status", "rest_status_invalid", c.prepare)
 }
 
 func (c *statusesController) prepare(r *rest.Request, st *content.Status, ctx schema.Context) *rest.Resource {

@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,31 +25,19 @@ type usersController struct {
 	// registration); items is the cached item schema, which follows the
 	// avatar sizes (rest_avatar_sizes may change after registration).
 	write *schema.Object
-	items avatarSchema
+	items *avatarSchema
 }
 
 func newUsersController(site *content.Site, names rest.Names) *usersController {
 	c := &usersController{site: site, names: names, base: names.Namespace + "/users"}
-	c.write = c.currentSchema()
+	c.items = newAvatarSchema(site, userSchema)
+	c.write = c.items.current()
 	return c
-}
-
-// itemSchema returns the item schema for the avatar sizes of the settings
-// set (show_avatars), and those sizes.
-func (c *usersController) itemSchema(set *content.Settings) (*schema.Object, []int) {
-	return c.items.get(c.site.AvatarSizes(set), userSchema)
-}
-
-// currentSchema is the item schema outside a request (OPTIONS, the
-// indexes, the API description): for the settings as the store has them.
-func (c *usersController) currentSchema() *schema.Object {
-	o, _ := c.itemSchema(c.site.SettingsOrLast(context.Background()))
-	return o
 }
 
 func (c *usersController) register(rs *rest.Server, ns string) {
 	c.items.registered(rs)
-	itemSchema := c.currentSchema
+	itemSchema := c.items.current
 	rs.Register(ns, "/users", &rest.Route{
 		Schema:     itemSchema,
 		AllowBatch: true,
@@ -102,16 +89,8 @@ func userSchema(sizes []int) *schema.Object {
 		&schema.Property{Name: "capabilities", Description: "All capabilities assigned to the resource.", Type: "object", Context: E},
 		&schema.Property{Name: "extra_capabilities", Description: "Any extra capabilities assigned to the resource.", Type: "object", Context: E, Readonly: true},
 	)
-	if len(sizes) > 0 {
-		props := make([]*schema.Property, 0, len(sizes))
-		for _, sz := range sizes {
-			props = append(props, &schema.Property{
-				Name:        strconv.Itoa(sz),
-				Description: "Avatar URL with image size of " + strconv.Itoa(sz) + " pixels.",
-				Type:        "string", Format: "uri", Context: M | V | E,
-			})
-		}
-		o.Add(&schema.Property{Name: "avatar_urls", Description: "Avatar URLs for the resource.", Type: "object", Context: M | V | E, Readonly: true, Properties: props})
+	if p := avatarURLs("avatar_urls", "Avatar URLs for the resource.", sizes); p != nil {
+		o.Add(p)
 	}
 	return o
 }
@@ -474,7 +453,7 @@ func (c *usersController) input(r *rest.Request) content.UserInput {
 // ---- prepare for response ----
 
 func (c *usersController) prepareMany(r *rest.Request, users []*store.User, ctx schema.Context) []*rest.Resource {
-	o, sizes := c.itemSchema(requestSettings(r, c.site))
+	o, sizes := c.items.forSettings(requestSettings(r, c.site))
 	out := make([]*rest.Resource, len(users))
 	for i, u := range users {
 		out[i] = c.prepareWith(r, u, ctx, o, sizes)
@@ -484,7 +463,7 @@ func (c *usersController) prepareMany(r *rest.Request, users []*store.User, ctx 
 
 // prepare builds the resource of u.
 func (c *usersController) prepare(r *rest.Request, u *store.User, ctx schema.Context) *rest.Resource {
-	o, sizes := c.itemSchema(requestSettings(r, c.site))
+	o, sizes := c.items.forSettings(requestSettings(r, c.site))
 	return c.prepareWith(r, u, ctx, o, sizes)
 }
 

@@ -12,7 +12,7 @@ import (
 
 // Importer returns the importer of a copy into SQLite, writing in tx.
 func (c *conns) Importer(tx sqlstore.Tx, count func()) store.Importer {
-	return importer{tx: tx.(sqlTx).tx, count: count}
+	return importer{tx: tx.(*member).b.tx, count: count}
 }
 
 // importer inserts rows inside Import's transaction.

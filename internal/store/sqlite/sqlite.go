@@ -100,6 +100,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	// WAL is a property of the file: the writer sets it, readers find it.
 	writeQ, readQ := cloneValues(q), cloneValues(q)
 	writeQ.Add("_pragma", "journal_mode(WAL)")
+	// A WAL that grew under load is cut back to this size once it restarts.
+	writeQ.Add("_pragma", "journal_size_limit("+strconv.Itoa(walCheckpointBytes)+")")
 	writeQ.Set("_txlock", "immediate")
 	readQ.Set("_query_only", "1")
 
@@ -129,7 +131,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	c := &conns{path: path, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: newWriteStmts(w, maxWriteStmts)}
+	ws := newWriteStmts(w, maxWriteStmts)
+	c := &conns{path: path, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: newGroup(w, ws, path)}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -243,20 +246,20 @@ type conns struct {
 	stmts *stmtCache
 	// wstmts are the writer's prepared statements.
 	wstmts *writeStmts
+	// group batches the write transactions (group commit).
+	group *group
 }
 
 // Reader returns the reader pool.
 func (c *conns) Reader() sqlstore.Conn { return readConn{c} }
 
-// Begin starts a write transaction on the writer connection (IMMEDIATE, so
-// it holds the file's write lock from the start). Being the only writer
-// makes every write transaction run alone: serial needs nothing more.
+// Begin starts a write transaction on the writer connection, under a
+// savepoint of a batch (see group): the batch's SQLite transaction begins
+// IMMEDIATE, so it holds the file's write lock from the start. Being the
+// only writer makes every write transaction run alone: serial needs
+// nothing more.
 func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
-	tx, err := c.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, sqlstore.Fail(dialect{}, "begin", err)
-	}
-	return sqlTx{tx: tx, w: c.wstmts}, nil
+	return c.group.begin(ctx)
 }
 
 // Snapshot starts a read transaction on a reader connection. In WAL mode
@@ -275,6 +278,7 @@ func (c *conns) Snapshot(ctx context.Context) (sqlstore.Tx, error) {
 // Close closes both pools and the cached statements, first letting SQLite
 // refresh the planner statistics it finds stale (PRAGMA optimize).
 func (c *conns) Close() error {
+	c.group.close()
 	_, _ = c.write.Exec(`PRAGMA optimize`) // best effort: only statistics
 	c.stmts.close()
 	c.wstmts.close()

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"testing"
+
+	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
 // TestWriterPreparesStatementsAfterTheirFirstTransaction: a write
@@ -18,7 +20,7 @@ func TestWriterPreparesStatementsAfterTheirFirstTransaction(t *testing.T) {
 	}
 	const ins = `INSERT INTO wst (v) VALUES (?)`
 	const cnt = `SELECT count(*) FROM wst`
-	count := func(tx sqlTx) int {
+	count := func(tx sqlstore.Tx) int {
 		t.Helper()
 		rs, err := tx.Query(ctx, cnt)
 		if err != nil {
@@ -41,7 +43,7 @@ func TestWriterPreparesStatementsAfterTheirFirstTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tx := txi.(sqlTx)
+		tx := txi
 		if _, err := tx.Exec(ctx, ins, v); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +81,7 @@ func TestWriterPreparesStatementsAfterTheirFirstTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx := txi.(sqlTx)
+	tx := txi
 	if _, err := tx.Exec(ctx, ins, "d"); err != nil {
 		t.Fatalf("after close statements run unprepared: %v", err)
 	}

@@ -164,8 +164,11 @@ func TestGroupCommitBatchesConcurrentWrites(t *testing.T) {
 					if err == nil {
 						err = errors.New("a statement ran after its context was cancelled")
 					} else if errors.Is(err, context.Canceled) {
-						err = tx.Rollback(ctx)
-						cancel()
+						if err := tx.Rollback(ctx); err != nil {
+							mu.Lock()
+							failures = append(failures, err)
+							mu.Unlock()
+						}
 						continue
 					}
 				}

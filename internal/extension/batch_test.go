@@ -14,7 +14,7 @@ func TestBatchSubRequestsRunHooksAndFieldsAsOnTheirOwn(t *testing.T) {
 	e := newEnv(t, nil, moodExtension())
 	r := e.do("POST", "/api/svc/v2/posts", "administrator", map[string]any{"title": "Existing", "status": "publish"})
 	e.want(r, 201)
-	id := int64(r.obj(t)["id"].(float64))
+	id := int64(r.Object()["id"].(float64))
 
 	e.rec.Reset()
 	r = e.do("POST", "/api/batch/v1", "administrator", map[string]any{"requests": []any{
@@ -26,7 +26,7 @@ func TestBatchSubRequestsRunHooksAndFieldsAsOnTheirOwn(t *testing.T) {
 	if got := e.rec.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("hooks = %v, want %v", got, want)
 	}
-	responses := r.obj(t)["responses"].([]any)
+	responses := r.Object()["responses"].([]any)
 	created := responses[0].(map[string]any)["body"].(map[string]any)
 	if created["mood"] != "happy" {
 		t.Errorf("field in the batch response = %v", created["mood"])
@@ -35,7 +35,7 @@ func TestBatchSubRequestsRunHooksAndFieldsAsOnTheirOwn(t *testing.T) {
 		id   any
 		mood string
 	}{{created["id"], "happy"}, {id, "sad"}} {
-		if got := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", it.id), "", nil).obj(t)["mood"]; got != it.mood {
+		if got := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", it.id), "", nil).Object()["mood"]; got != it.mood {
 			t.Errorf("post %v: mood %v, want %s", it.id, got, it.mood)
 		}
 	}
@@ -46,12 +46,12 @@ func TestBatchSubRequestsRunHooksAndFieldsAsOnTheirOwn(t *testing.T) {
 		map[string]any{"path": "/svc/v2/posts", "body": map[string]any{"title": "Calm batch", "mood": "happy", "status": "publish"}},
 	}})
 	e.want(r, 207)
-	responses = r.obj(t)["responses"].([]any)
+	responses = r.Object()["responses"].([]any)
 	first, second := responses[0].(map[string]any), responses[1].(map[string]any)
 	if first["status"] != float64(400) || first["body"].(map[string]any)["code"] != "mood_refused" || second["status"] != float64(201) {
 		t.Fatalf("responses = %v", responses)
 	}
-	if left := e.do("GET", "/api/svc/v2/posts?search=Angry", "administrator", nil).arr(t); len(left) != 0 {
+	if left := e.do("GET", "/api/svc/v2/posts?search=Angry", "administrator", nil).Array(); len(left) != 0 {
 		t.Errorf("the refused request left %d posts", len(left))
 	}
 }

@@ -37,10 +37,10 @@ func TestRegisteredFieldGetsTheSameInputsWhateverFieldsAsks(t *testing.T) {
 	e := newEnv(t, nil, echoExtension())
 	r := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Seen", "content": "<p>words words words</p>", "status": "publish"})
 	e.want(r, 201)
-	id := int64(r.obj(t)["id"].(float64))
+	id := int64(r.Object()["id"].(float64))
 	full := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", id), "", nil)
 	e.want(full, 200)
-	want, _ := full.obj(t)["echo"].(string)
+	want, _ := full.Object()["echo"].(string)
 	if !strings.Contains(want, "words words words") || !strings.Contains(want, "Seen") || strings.HasSuffix(want, "<nil>") {
 		t.Fatalf("full response echo = %q", want)
 	}
@@ -53,13 +53,13 @@ func TestRegisteredFieldGetsTheSameInputsWhateverFieldsAsks(t *testing.T) {
 		e.want(got, 200)
 		var item map[string]any
 		if strings.Contains(path, "posts?") {
-			list := got.arr(t)
+			list := got.Array()
 			if len(list) != 1 {
 				t.Fatalf("%s: %d items", path, len(list))
 			}
 			item = list[0].(map[string]any)
 		} else {
-			item = got.obj(t)
+			item = got.Object()
 		}
 		if item["echo"] != want {
 			t.Errorf("%s: echo = %q, want %q", path, item["echo"], want)

@@ -52,13 +52,13 @@ func moodExtension() extension.Extension {
 func TestRegisteredFieldEndToEnd(t *testing.T) {
 	e := newEnv(t, nil, moodExtension())
 	// In the item schema and OPTIONS.
-	opt := e.do("OPTIONS", "/api/svc/v2/posts", "", nil).obj(t)
+	opt := e.do("OPTIONS", "/api/svc/v2/posts", "", nil).Object()
 	props := opt["schema"].(map[string]any)["properties"].(map[string]any)
 	if _, ok := props["mood"]; !ok {
 		t.Fatalf("mood missing from the OPTIONS schema")
 	}
 	// In the index args of the write endpoints.
-	idx := e.do("GET", "/api/svc/v2", "", nil).obj(t)
+	idx := e.do("GET", "/api/svc/v2", "", nil).Object()
 	eps := idx["routes"].(map[string]any)["/svc/v2/posts"].(map[string]any)["endpoints"].([]any)
 	if _, ok := eps[1].(map[string]any)["args"].(map[string]any)["mood"]; !ok {
 		t.Fatalf("mood missing from the POST /posts args: %v", eps[1])
@@ -66,43 +66,43 @@ func TestRegisteredFieldEndToEnd(t *testing.T) {
 	// Written in the same write and shown before the context filter.
 	r := e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "T", "mood": "happy", "status": "publish"})
 	e.want(r, 201)
-	p := r.obj(t)
+	p := r.Object()
 	if p["mood"] != "happy" {
 		t.Fatalf("mood in create response = %v", p["mood"])
 	}
-	view := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "", nil).obj(t)
+	view := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "", nil).Object()
 	if view["mood"] != "happy" {
 		t.Fatalf("mood in view = %v", view["mood"])
 	}
-	embed := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v?context=embed", p["id"]), "", nil).obj(t)
+	embed := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v?context=embed", p["id"]), "", nil).Object()
 	if _, ok := embed["mood"]; ok {
 		t.Fatalf("mood shown in embed context, which its schema excludes")
 	}
 	// Validated against its schema.
 	r = e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "T", "mood": "meh"})
-	if r.Status != 400 || r.obj(t)["code"] != "rest_invalid_param" {
+	if r.Status != 400 || r.Object()["code"] != "rest_invalid_param" {
 		t.Fatalf("invalid enum: %d %s", r.Status, r.Body)
 	}
 	// An updater error rolls the whole write back.
-	before := e.do("GET", "/api/svc/v2/posts?status=draft&context=edit", "administrator", nil).arr(t)
+	before := e.do("GET", "/api/svc/v2/posts?status=draft&context=edit", "administrator", nil).Array()
 	r = e.do("POST", "/api/svc/v2/posts", "administrator", map[string]any{"title": "Angry", "mood": "angry"})
-	if r.Status != 400 || r.obj(t)["code"] != "mood_refused" {
+	if r.Status != 400 || r.Object()["code"] != "mood_refused" {
 		t.Fatalf("refused update: %d %s", r.Status, r.Body)
 	}
-	after := e.do("GET", "/api/svc/v2/posts?status=draft&context=edit", "administrator", nil).arr(t)
+	after := e.do("GET", "/api/svc/v2/posts?status=draft&context=edit", "administrator", nil).Array()
 	if len(after) != len(before) {
 		t.Fatalf("a failed field update left a post behind")
 	}
 	// Update leaves the field alone when it is not sent.
 	e.want(e.do("PUT", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "administrator", map[string]any{"title": "T2"}), 200)
-	if got := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "", nil).obj(t)["mood"]; got != "happy" {
+	if got := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "", nil).Object()["mood"]; got != "happy" {
 		t.Fatalf("mood after an update without it = %v", got)
 	}
 	// A collection page costs a fixed number of field loads.
 	for i := 0; i < 4; i++ {
 		e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": fmt.Sprint("x", i), "mood": "sad", "status": "publish"})
 	}
-	list := e.do("GET", "/api/svc/v2/posts", "", nil).arr(t)
+	list := e.do("GET", "/api/svc/v2/posts", "", nil).Array()
 	for _, it := range list {
 		if m := it.(map[string]any)["mood"]; m != "sad" && m != "happy" {
 			t.Fatalf("mood in the collection = %v", m)
@@ -119,12 +119,12 @@ func TestRegisteredMetaIsExposedValidatedAndFilterable(t *testing.T) {
 	}))
 	r := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Rated", "status": "publish", "meta": map[string]any{"rating": 5, "subtitle": "s"}})
 	e.want(r, 201)
-	p := r.obj(t)
+	p := r.Object()
 	meta := p["meta"].(map[string]any)
 	if meta["rating"] != float64(5) || meta["subtitle"] != "s" {
 		t.Fatalf("meta = %v", meta)
 	}
-	other := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Unrated", "status": "publish"}).obj(t)
+	other := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Unrated", "status": "publish"}).Object()
 	if m := other["meta"].(map[string]any); m["rating"] != float64(0) || m["subtitle"] != "" {
 		t.Fatalf("defaults = %v", m)
 	}
@@ -137,7 +137,7 @@ func TestRegisteredMetaIsExposedValidatedAndFilterable(t *testing.T) {
 		t.Fatalf("unregistered meta exposed: %s", got.Body)
 	}
 	r = e.do("PUT", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "editor", map[string]any{"meta": map[string]any{"_secret": "y"}})
-	if r.Status != 400 || r.obj(t)["code"] != "rest_invalid_param" {
+	if r.Status != 400 || r.Object()["code"] != "rest_invalid_param" {
 		t.Fatalf("unregistered key write: %d %s", r.Status, r.Body)
 	}
 	r = e.do("PUT", fmt.Sprintf("/api/svc/v2/posts/%v", p["id"]), "editor", map[string]any{"meta": map[string]any{"rating": "lots"}})
@@ -145,11 +145,11 @@ func TestRegisteredMetaIsExposedValidatedAndFilterable(t *testing.T) {
 		t.Fatalf("non-integer rating: %d %s", r.Status, r.Body)
 	}
 	// Filterable on the collection.
-	list := e.do("GET", "/api/svc/v2/posts?meta_key=rating&meta_value=5", "", nil).arr(t)
+	list := e.do("GET", "/api/svc/v2/posts?meta_key=rating&meta_value=5", "", nil).Array()
 	if len(list) != 1 || list[0].(map[string]any)["id"] != p["id"] {
 		t.Fatalf("meta filter: %v", list)
 	}
-	if n := len(e.do("GET", "/api/svc/v2/posts?meta_key=rating&meta_value=4", "", nil).arr(t)); n != 0 {
+	if n := len(e.do("GET", "/api/svc/v2/posts?meta_key=rating&meta_value=4", "", nil).Array()); n != 0 {
 		t.Fatalf("meta filter with no match returned %d", n)
 	}
 	r = e.do("GET", "/api/svc/v2/posts?meta_key=subtitle", "", nil)
@@ -157,7 +157,7 @@ func TestRegisteredMetaIsExposedValidatedAndFilterable(t *testing.T) {
 		t.Fatalf("a key that is not filterable must fail validation: %d", r.Status)
 	}
 	// Pages have no registered meta.
-	pg := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "P"}).obj(t)
+	pg := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "P"}).Object()
 	if _, ok := pg["meta"]; ok {
 		t.Fatalf("pages show meta")
 	}

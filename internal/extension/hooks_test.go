@@ -45,7 +45,7 @@ func TestPostHooksFireWhereTheSeedSays(t *testing.T) {
 			r := e.do(s.method, s.path(), "administrator", s.body)
 			e.want(r, s.status)
 			if s.name == "create" {
-				id = int64(r.obj(t)["id"].(float64))
+				id = int64(r.Object()["id"].(float64))
 			}
 			if got := e.rec.Names(); !reflect.DeepEqual(got, s.want) {
 				t.Errorf("%s %s: hooks = %v, want %v", typ.name, s.name, got, s.want)
@@ -117,18 +117,18 @@ func TestFiltersChangeTrashQueryAndResponse(t *testing.T) {
 		})
 		return nil
 	}))
-	page := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "P", "status": "publish"}).obj(t)
+	page := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "P", "status": "publish"}).Object()
 	r := e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%v", page["id"]), "editor", nil)
-	if r.Status != 501 || r.obj(t)["code"] != "rest_trash_not_supported" {
+	if r.Status != 501 || r.Object()["code"] != "rest_trash_not_supported" {
 		t.Fatalf("trash of a page the filter forbids: %d %s", r.Status, r.Body)
 	}
 	if page["slug"] != "filtered-p" {
 		t.Fatalf("prepare filter not applied: slug %v", page["slug"])
 	}
-	a := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "One", "status": "publish"}).obj(t)
+	a := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "One", "status": "publish"}).Object()
 	e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Two", "status": "publish"})
 	onlyID = int64(a["id"].(float64))
-	list := e.do("GET", "/api/svc/v2/posts", "", nil).arr(t)
+	list := e.do("GET", "/api/svc/v2/posts", "", nil).Array()
 	if len(list) != 1 || list[0].(map[string]any)["id"] != a["id"] {
 		t.Fatalf("query filter not applied: %v", list)
 	}
@@ -141,7 +141,7 @@ func TestFailingActionIsLoggedAndDoesNotCorruptTheWrite(t *testing.T) {
 	}))
 	r := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Still here"})
 	e.want(r, 201)
-	id := r.obj(t)["id"]
+	id := r.Object()["id"]
 	e.want(e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v?context=edit", id), "editor", nil), 200)
 }
 

@@ -53,7 +53,7 @@ func TestPrepareFiltersSeeRegisteredFields(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		r := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": fmt.Sprint("p", i), "status": "publish"})
 		e.want(r, 201)
-		p := r.obj(t)
+		p := r.Object()
 		if want := fmt.Sprintf("POST-%v", p["id"]); p["label"] != want {
 			t.Fatalf("create response label = %v, want %s", p["label"], want)
 		}
@@ -61,14 +61,14 @@ func TestPrepareFiltersSeeRegisteredFields(t *testing.T) {
 	}
 	r := e.do("PUT", fmt.Sprintf("/api/svc/v2/posts/%v", ids[0]), "editor", map[string]any{"title": "changed"})
 	e.want(r, 200)
-	if got := r.obj(t)["label"]; got != fmt.Sprintf("POST-%v", ids[0]) {
+	if got := r.Object()["label"]; got != fmt.Sprintf("POST-%v", ids[0]) {
 		t.Fatalf("update response label = %v", got)
 	}
-	if got := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", ids[1]), "", nil).obj(t)["label"]; got != fmt.Sprintf("POST-%v", ids[1]) {
+	if got := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%v", ids[1]), "", nil).Object()["label"]; got != fmt.Sprintf("POST-%v", ids[1]) {
 		t.Fatalf("item label = %v", got)
 	}
 	before := prepares.Load()
-	list := e.do("GET", "/api/svc/v2/posts", "", nil).arr(t)
+	list := e.do("GET", "/api/svc/v2/posts", "", nil).Array()
 	if len(list) != 3 {
 		t.Fatalf("list has %d posts", len(list))
 	}
@@ -83,11 +83,11 @@ func TestPrepareFiltersSeeRegisteredFields(t *testing.T) {
 	}
 	r = e.do("POST", "/api/svc/v2/tags", "editor", map[string]any{"name": "Go"})
 	e.want(r, 201)
-	tag := r.obj(t)
+	tag := r.Object()
 	if want := fmt.Sprintf("TAG-%v", tag["id"]); tag["label"] != want {
 		t.Fatalf("tag create label = %v, want %s", tag["label"], want)
 	}
-	tags := e.do("GET", "/api/svc/v2/tags", "", nil).arr(t)
+	tags := e.do("GET", "/api/svc/v2/tags", "", nil).Array()
 	if len(tags) != 1 || tags[0].(map[string]any)["label"] != fmt.Sprintf("TAG-%v", tag["id"]) {
 		t.Fatalf("tag collection = %v", tags)
 	}
@@ -99,7 +99,7 @@ func TestPrepareFiltersSeeRegisteredFields(t *testing.T) {
 	}
 	r = e.do("DELETE", fmt.Sprintf("/api/svc/v2/posts/%v?force=true", ids[2]), "editor", nil)
 	e.want(r, 200)
-	if got := r.obj(t)["label"]; got != fmt.Sprintf("POST-%v", ids[2]) {
+	if got := r.Object()["label"]; got != fmt.Sprintf("POST-%v", ids[2]) {
 		t.Fatalf("deleted post label = %v", got)
 	}
 }
@@ -130,7 +130,7 @@ func TestInsertTermFiresBeforeFieldUpdates(t *testing.T) {
 	}))
 	r := e.do("POST", "/api/svc/v2/tags", "editor", map[string]any{"name": "Go", "note": "a"})
 	e.want(r, 201)
-	id := r.obj(t)["id"]
+	id := r.Object()["id"]
 	e.want(e.do("PUT", fmt.Sprintf("/api/svc/v2/tags/%v", id), "editor", map[string]any{"name": "Golang", "note": "b"}), 200)
 	e.want(e.do("PUT", fmt.Sprintf("/api/svc/v2/tags/%v", id), "editor", map[string]any{"description": "no note"}), 200)
 	want := []string{"insert creating=true tx=true", "update a", "insert creating=false tx=true", "update b", "insert creating=false tx=true"}

@@ -27,14 +27,14 @@ func TestRegisteredFieldsSurviveTheShowAvatarsSetting(t *testing.T) {
 	user := "/api/svc/v2/users/me"
 	check := func(when string, avatars bool) {
 		t.Helper()
-		m := e.do("GET", user, "author", nil).obj(t)
+		m := e.do("GET", user, "author", nil).Object()
 		if m["badge"] != "gold" {
 			t.Errorf("%s: badge = %v", when, m["badge"])
 		}
 		if _, ok := m["avatar_urls"]; ok != avatars {
 			t.Errorf("%s: avatar_urls present = %v", when, ok)
 		}
-		props := e.do("OPTIONS", "/api/svc/v2/comments", "", nil).obj(t)["schema"].(map[string]any)["properties"].(map[string]any)
+		props := e.do("OPTIONS", "/api/svc/v2/comments", "", nil).Object()["schema"].(map[string]any)["properties"].(map[string]any)
 		if props["badge"] == nil {
 			t.Errorf("%s: badge missing from the comments schema", when)
 		}

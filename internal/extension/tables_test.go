@@ -31,7 +31,7 @@ func runSteps(t *testing.T, e *env, steps []step) {
 		e.rec.Reset()
 		var r *resp
 		if s.method == "UPLOAD" {
-			r = e.upload("administrator", "notes.txt", "text/plain", []byte("hello"))
+			r = e.Upload("administrator", "notes.txt", "text/plain", []byte("hello"))
 		} else {
 			r = e.do(s.method, s.path, "administrator", s.body)
 		}
@@ -41,7 +41,7 @@ func runSteps(t *testing.T, e *env, steps []step) {
 		if got := e.rec.Names(); !reflect.DeepEqual(got, s.hooks) {
 			t.Errorf("%s: hooks %v, want %v", s.name, got, s.hooks)
 		}
-		log := e.do("GET", "/api/svc/v2/webhooks/1/deliveries?per_page=100", "administrator", nil).arr(t)
+		log := e.do("GET", "/api/svc/v2/webhooks/1/deliveries?per_page=100", "administrator", nil).Array()
 		var got []string
 		for _, d := range log[:len(log)-seen] {
 			got = append(got, d.(map[string]any)["event"].(string))
@@ -78,7 +78,7 @@ func TestTermHooksAndEvents(t *testing.T) {
 
 func TestCommentHooksAndEvents(t *testing.T) {
 	e := newEnv(t, allEvents)
-	post := e.do("POST", "/api/svc/v2/posts", "administrator", map[string]any{"title": "x", "status": "publish"}).obj(t)
+	post := e.do("POST", "/api/svc/v2/posts", "administrator", map[string]any{"title": "x", "status": "publish"}).Object()
 	e.rec.Reset()
 	runSteps(t, e, []step{
 		{"create", "POST", "/api/svc/v2/comments", map[string]any{"post": post["id"], "content": "hi"}, 201,

@@ -34,25 +34,25 @@ func TestUserFiltersChangeWriteAndResponse(t *testing.T) {
 	}))
 	r := e.do("POST", "/api/svc/v2/users", "administrator", map[string]any{"username": "neo", "email": "neo@example.com", "password": "pw", "name": "Neo", "description": "one"})
 	e.want(r, 201)
-	u := r.obj(t)
+	u := r.Object()
 	if u["description"] != "filtered one" || u["name"] != "prepared Neo" {
 		t.Fatalf("create: description %v, name %v", u["description"], u["name"])
 	}
 	path := fmt.Sprintf("/api/svc/v2/users/%v", u["id"])
 	r = e.do("PUT", path, "administrator", map[string]any{"description": "two"})
 	e.want(r, 200)
-	if d := r.obj(t)["description"]; d != "filtered two" {
+	if d := r.Object()["description"]; d != "filtered two" {
 		t.Fatalf("update: description %v", d)
 	}
 	r = e.do("PUT", path, "administrator", map[string]any{"nickname": "refused"})
-	if r.Status != 400 || r.obj(t)["code"] != "ext_user_refused" {
+	if r.Status != 400 || r.Object()["code"] != "ext_user_refused" {
 		t.Fatalf("refused update: %d %s", r.Status, r.Body)
 	}
-	got := e.do("GET", path+"?context=edit", "administrator", nil).obj(t)
+	got := e.do("GET", path+"?context=edit", "administrator", nil).Object()
 	if got["nickname"] == "refused" || got["description"] != "filtered two" {
 		t.Fatalf("refused update was written: %v", got)
 	}
-	list := e.do("GET", "/api/svc/v2/users?include="+fmt.Sprint(u["id"]), "administrator", nil).arr(t)
+	list := e.do("GET", "/api/svc/v2/users?include="+fmt.Sprint(u["id"]), "administrator", nil).Array()
 	if len(list) != 1 || list[0].(map[string]any)["name"] != "prepared Neo" {
 		t.Fatalf("list not filtered: %v", list)
 	}
@@ -64,7 +64,7 @@ func TestUserHookArguments(t *testing.T) {
 	e := newEnv(t, nil)
 	r := e.do("POST", "/api/svc/v2/users", "administrator", map[string]any{"username": "neo", "email": "neo@example.com", "password": "pw"})
 	e.want(r, 201)
-	id := r.obj(t)["id"]
+	id := r.Object()["id"]
 	for _, c := range e.rec.Calls() {
 		switch c.Name {
 		case "rest_pre_insert_user":

@@ -41,7 +41,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	}, moodExtension())
 
 	// Admin only.
-	if r := e.do("GET", "/api/svc/v2/webhooks", "", nil); r.Status != 401 || r.obj(t)["code"] != "rest_cannot_manage_webhooks" {
+	if r := e.do("GET", "/api/svc/v2/webhooks", "", nil); r.Status != 401 || r.Object()["code"] != "rest_cannot_manage_webhooks" {
 		t.Fatalf("anonymous: %d %s", r.Status, r.Body)
 	}
 	for _, login := range []string{"editor", "author", "contributor", "subscriber"} {
@@ -55,22 +55,22 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	// The config webhook is there, its secret never shown.
 	r := e.do("GET", "/api/svc/v2/webhooks?context=edit", "administrator", nil)
 	e.want(r, 200)
-	list := r.arr(t)
+	list := r.Array()
 	if len(list) != 1 || list[0].(map[string]any)["config"] != true || strings.Contains(string(r.Body), "from-config") {
 		t.Fatalf("list = %s", r.Body)
 	}
 	// Schema, OPTIONS and index.
-	opt := e.do("OPTIONS", "/api/svc/v2/webhooks", "administrator", nil).obj(t)
+	opt := e.do("OPTIONS", "/api/svc/v2/webhooks", "administrator", nil).Object()
 	if opt["schema"].(map[string]any)["title"] != "webhook" {
 		t.Fatalf("OPTIONS = %v", opt)
 	}
-	idx := e.do("GET", "/api/svc/v2", "", nil).obj(t)
+	idx := e.do("GET", "/api/svc/v2", "", nil).Object()
 	if _, ok := idx["routes"].(map[string]any)["/svc/v2/webhooks/(?P<id>[\\d]+)"]; !ok {
 		t.Fatal("webhook item route missing from the index")
 	}
 	// Create, validate, update, delete.
 	bad := e.do("POST", "/api/svc/v2/webhooks", "administrator", map[string]any{"url": "ftp://x"})
-	if bad.Status != 400 || bad.obj(t)["code"] != "rest_invalid_param" {
+	if bad.Status != 400 || bad.Object()["code"] != "rest_invalid_param" {
 		t.Fatalf("bad url: %d %s", bad.Status, bad.Body)
 	}
 	bad = e.do("POST", "/api/svc/v2/webhooks", "administrator", map[string]any{"url": "http://x.test/", "events": []string{"nonsense"}})
@@ -79,13 +79,13 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	}
 	cr := e.do("POST", "/api/svc/v2/webhooks", "administrator", map[string]any{"url": "http://127.0.0.1:1/", "events": []string{"page.created"}, "secret": "x"})
 	e.want(cr, 201)
-	hook := cr.obj(t)
+	hook := cr.Object()
 	if cr.Header.Get("Location") == "" || hook["active"] != true || hook["secret"] != nil {
 		t.Fatalf("created = %s", cr.Body)
 	}
 	up := e.do("PUT", fmt.Sprintf("/api/svc/v2/webhooks/%v", hook["id"]), "administrator", map[string]any{"active": false})
 	e.want(up, 200)
-	if up.obj(t)["active"] != false {
+	if up.Object()["active"] != false {
 		t.Fatalf("update = %s", up.Body)
 	}
 	if r := e.do("DELETE", fmt.Sprintf("/api/svc/v2/webhooks/%v", hook["id"]), "administrator", nil); r.Status != 501 {
@@ -108,7 +108,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	p := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Hello", "status": "publish", "mood": "happy"}).obj(t)
+	p := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Hello", "status": "publish", "mood": "happy"}).Object()
 	drain()
 	e.want(e.do("DELETE", fmt.Sprintf("/api/svc/v2/posts/%v?force=true", p["id"]), "editor", nil), 200)
 	drain()
@@ -133,7 +133,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	}
 	log := e.do("GET", fmt.Sprintf("/api/svc/v2/webhooks/%v/deliveries", list[0].(map[string]any)["id"]), "administrator", nil)
 	e.want(log, 200)
-	entries := log.arr(t)
+	entries := log.Array()
 	if len(entries) != 3 || entries[0].(map[string]any)["status"] != "delivered" || entries[0].(map[string]any)["attempts"] != float64(1) {
 		t.Fatalf("delivery log = %s", log.Body)
 	}

@@ -157,12 +157,10 @@ type PostStore interface {
 	// the CommentStore's writes change.
 	UpdatePost(ctx context.Context, p *Post) error
 	DeletePost(ctx context.Context, id int64) error
-	// SlugTaken reports whether another post (id != exceptID) of one of the
-	// given types, with one of the given parent (when parent >= 0) and a
-	// status not in draft/pending/auto-draft, uses slug.
-	SlugTaken(ctx context.Context, slug string, types []string, parent int64, exceptID int64) (bool, error)
-	// SlugsTaken is SlugTaken for many slugs in one query: the set of
-	// those taken.
+	// SlugsTaken returns which of slugs another post (id != exceptID) of
+	// one of the given types (any when empty), under parent (when
+	// parent >= 0) and with a status not in draft/pending/auto-draft, uses,
+	// in one query.
 	SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error)
 	// AuthorsWithPublished reports, for every author id asked, whether the
 	// author has at least one post with status publish of the given types

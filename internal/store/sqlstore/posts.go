@@ -373,27 +373,6 @@ func (o ops) DeletePost(ctx context.Context, id int64) error {
 	})
 }
 
-// SlugTaken reports whether another visible post of one of types (any type
-// when empty) under parent (any parent when parent < 0) uses slug.
-func (o ops) SlugTaken(ctx context.Context, slug string, types []string, parent int64, exceptID int64) (bool, error) {
-	a := &Args{}
-	c := o.db.newCond(a)
-	c.add(`slug = ` + a.Add(slug))
-	c.add(`id <> ` + a.Add(exceptID))
-	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
-	if len(types) > 0 {
-		inList(c, "type", types, false)
-	}
-	if parent >= 0 {
-		c.add(`parent = ` + a.Add(parent))
-	}
-	var taken bool
-	if err := o.reader().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM posts`+c.where()+`)`, a.vals...).Scan(&taken); err != nil {
-		return false, o.db.fail("slug taken", err)
-	}
-	return taken, nil
-}
-
 // SlugsTaken returns which of slugs another visible post of one of types
 // (any type when empty) uses, under parent when parent >= 0, in one query.
 func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error) {

@@ -291,12 +291,12 @@ func TestSlugTaken(t *testing.T) {
 		{"unused", "nope", []string{"post", "page"}, -1, 0, false},
 	}
 	for _, tt := range tests {
-		got, err := db.SlugTaken(ctx, tt.slug, tt.types, tt.parent, tt.except)
+		taken, err := db.SlugsTaken(ctx, []string{tt.slug}, tt.types, tt.parent, tt.except)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != tt.want {
-			t.Errorf("%s: SlugTaken = %v, want %v", tt.name, got, tt.want)
+		if got := taken[tt.slug]; got != tt.want {
+			t.Errorf("%s: SlugsTaken[%s] = %v, want %v", tt.name, tt.slug, got, tt.want)
 		}
 		// SlugsTaken agrees, asked along with an unused slug.
 		set, err := db.SlugsTaken(ctx, []string{"nope-nope", tt.slug}, tt.types, tt.parent, tt.except)

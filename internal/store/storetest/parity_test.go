@@ -216,7 +216,7 @@ func TestConcurrentWritersOnTwoHandles(t *testing.T) {
 }
 
 // TestSlugCheckInsideTxIsSerialized runs the content layer's unique-slug
-// pattern (SlugTaken, then insert, in one Tx) from many goroutines on two
+// pattern (SlugsTaken, then insert, in one Tx) from many goroutines on two
 // handles: every post must end up with its own slug.
 func TestSlugCheckInsideTxIsSerialized(t *testing.T) {
 	t.Parallel()
@@ -232,11 +232,11 @@ func TestSlugCheckInsideTxIsSerialized(t *testing.T) {
 			errs[i] = dbs[i%2].Tx(ctx, func(s store.Store) error {
 				slug := "same"
 				for k := 2; ; k++ {
-					taken, err := s.SlugTaken(ctx, slug, []string{"post"}, -1, 0)
+					taken, err := s.SlugsTaken(ctx, []string{slug}, []string{"post"}, -1, 0)
 					if err != nil {
 						return err
 					}
-					if !taken {
+					if !taken[slug] {
 						break
 					}
 					slug = fmt.Sprintf("same-%d", k)

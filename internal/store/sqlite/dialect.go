@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -21,6 +22,9 @@ func init() {
 	// full-text index (posts_fts, migration 0012) holds; the triggers on
 	// posts call it.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_text", -1, searchTextFunc)
+	// folio_search_terms(field, ...) gives the same words as a JSON array,
+	// for the triggers that keep search_terms (migration 0017).
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_terms", -1, searchTermsFunc)
 	// folio_search_match(text, words) is 1 when every one of the
 	// space-separated words begins a word of text.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_match", 2, searchMatchFunc)
@@ -44,6 +48,25 @@ func searchTextFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Valu
 		fields[i] = text(v)
 	}
 	return sqlstore.SearchText(fields...), nil
+}
+
+// searchTermsFunc implements folio_search_terms: the distinct words of
+// sqlstore.SearchText as a JSON array of strings (letters and digits
+// only, so nothing needs escaping but through the encoder anyway).
+func searchTermsFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	fields := make([]string, len(args))
+	for i, v := range args {
+		fields[i] = text(v)
+	}
+	words := strings.Fields(sqlstore.SearchText(fields...))
+	if words == nil {
+		words = []string{}
+	}
+	b, err := json.Marshal(words)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }
 
 // searchMatchFunc implements folio_search_match: sqlstore.SearchMatch.
@@ -113,24 +136,43 @@ func (dialect) PostSearch(a *sqlstore.Args, words []string, seek bool) string {
 		// A unary + keeps SQLite from using the rowid for the IN.
 		col = `+posts.id`
 	}
-	return col + ` IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + a.Add(ftsQuery(words)) + `)`
+	return col + ` IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + ftsQuery(a, words) + `)`
 }
 
-// ftsQuery returns the FTS5 query that every word begins a word: the
-// words are quoted, so that FTS5's operators (AND, OR, NOT, NEAR, *, ^,
-// -, :) in a search are plain text.
-func ftsQuery(words []string) string {
-	terms := make([]string, len(words))
+// maxListedTerms is how many indexed words one searched word may stand
+// for in a query that names them; a word beginning more (a short one, "a")
+// is left to FTS5's prefix query.
+const maxListedTerms = 32
+
+// ftsQuery returns the SQL expression of the FTS5 query that every word
+// begins a word. Each word becomes the indexed words it begins, listed
+// from search_terms (migration 0017) and named one by one,
+// ("garden" OR "gardens"), which FTS5 answers from their lists as they
+// are, where its own prefix query ("garden"*) first merges them into a
+// new one: ten times the work for a word in most posts. A word beginning
+// no indexed word stays itself, matching nothing; one beginning more
+// than maxListedTerms becomes the prefix query. The words are quoted, so
+// that FTS5's operators (AND, OR, NOT, NEAR, *, ^, -, :) in a search are
+// plain text, and are letters and digits only (sqlstore.SearchWords), as
+// are the indexed words. The expression is a subquery without reference
+// to the row: SQLite evaluates it once per statement.
+func ftsQuery(a *sqlstore.Args, words []string) string {
+	parts := make([]string, len(words))
 	for i, w := range words {
-		terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"*`
+		quoted := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+		p := a.Add(w)
+		parts[i] = `(SELECT CASE WHEN count(*) > ` + strconv.Itoa(maxListedTerms) + ` THEN ` + a.Add(quoted+`*`) +
+			` ELSE '(' || coalesce(group_concat('"' || term || '"', ' OR '), ` + a.Add(quoted) + `) || ')' END` +
+			` FROM (SELECT term FROM search_terms WHERE term >= ` + p + ` AND term <= ` + p + ` || char(1114111)` +
+			` LIMIT ` + strconv.Itoa(maxListedTerms+1) + `))`
 	}
-	return strings.Join(terms, " AND ")
+	return `(` + strings.Join(parts, ` || ' AND ' || `) + `)`
 }
 
 // SearchMatches counts in the FTS5 index alone: SQLite's planner has no
 // statistics on how many posts a word matches.
 func (dialect) SearchMatches(a *sqlstore.Args, words []string, upTo int) string {
-	return `SELECT COUNT(*) FROM (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ` + a.Add(ftsQuery(words)) +
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ` + ftsQuery(a, words) +
 		` LIMIT ` + strconv.Itoa(upTo+1) + `)`
 }
 
@@ -194,7 +236,7 @@ func (dialect) JSONObject(key, val string) string {
 func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT name FROM sqlite_master WHERE type = 'table'
-			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts')
+			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts', 'search_terms')
 			AND name NOT LIKE 'posts\_fts%' ESCAPE '\'`,
 		ForeignKeys: `SELECT m.name, f."table" FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
 			WHERE m.type = 'table'`,

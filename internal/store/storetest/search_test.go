@@ -332,3 +332,63 @@ func TestPostCountsAndDeepPages(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchWordBeginningManyWords: a searched word finds the posts of
+// every word it begins, whether it begins a few (SQLite names them one by
+// one) or more than the few a query names (SQLite's prefix query), and a
+// word a post gains by an update is found by its prefix too.
+func TestSearchWordBeginningManyWords(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	day := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	// Post i+1 has the word "stem<i>": 40 words beginning "stem", 11
+	// beginning "stem1" (stem1, stem10 … stem19).
+	for i := range 40 {
+		d := day.AddDate(0, 0, i)
+		p := &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Post %d", i+1),
+			Content: fmt.Sprintf("stem%d and more", i), Slug: fmt.Sprintf("s%d", i+1),
+			Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	desc := func(from, to int64) []int64 {
+		var out []int64
+		for id := to; id >= from; id-- {
+			out = append(out, id)
+		}
+		return out
+	}
+	check := func(search string, want []int64) {
+		t.Helper()
+		q := store.PostQuery{Search: search}
+		got, err := db.ListPosts(ctx, q)
+		if err != nil || !reflect.DeepEqual(ids(got), want) {
+			t.Errorf("search %q = %v (%v), want %v", search, ids(got), err, want)
+		}
+		n, err := db.CountPosts(ctx, q)
+		if err != nil || n != int64(len(want)) {
+			t.Errorf("count of search %q = %d (%v), want %d", search, n, err, len(want))
+		}
+	}
+	check("stem", desc(1, 40))
+	check("ste more", desc(1, 40))
+	check("stem1", append(desc(11, 20), 2))
+	check("stem39", []int64{40})
+	check("stem40", []int64{})
+	check("stem3 stem39", []int64{40}) // "stem3" begins stem3 and stem30…stem39
+	check("stems", []int64{})
+
+	p, err := db.GetPost(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Content = "stemware now"
+	if err := db.UpdatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	check("stemw", []int64{1})
+	check("stem0", []int64{})
+	check("stem", desc(1, 40))
+}

@@ -1,0 +1,3 @@
+-- Nothing to change on PostgreSQL: its GIN index finds the words a
+-- searched word begins by itself. The file keeps the numbering in step
+-- with SQLite's 0017, which lists the indexed words for its searches.

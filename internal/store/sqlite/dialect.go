@@ -25,6 +25,13 @@ func init() {
 	// folio_search_terms(field, ...) gives the same words as a JSON array,
 	// for the triggers that keep search_terms (migration 0017).
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_terms", -1, searchTermsFunc)
+	// folio_search_document(title, excerpt, content, type, status,
+	// password) is what posts_fts holds for a post: its words and the
+	// marks of its type, status and password (sqlstore.SearchDocument).
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_document", 6, searchDocumentFunc)
+	// folio_search_fields(words, field, ...) is 1 when every one of the
+	// space-separated words begins a word of one of the fields.
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_fields", -1, searchFieldsFunc)
 	// folio_search_match(text, words) is 1 when every one of the
 	// space-separated words begins a word of text.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_match", 2, searchMatchFunc)
@@ -67,6 +74,28 @@ func searchTermsFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Val
 		return nil, err
 	}
 	return string(b), nil
+}
+
+// searchDocumentFunc implements folio_search_document:
+// sqlstore.SearchDocument.
+func searchDocumentFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	return sqlstore.SearchDocument(text(args[0]), text(args[1]), text(args[2]), text(args[3]), text(args[4]), text(args[5])), nil
+}
+
+// searchFieldsFunc implements folio_search_fields:
+// sqlstore.SearchFieldsMatch.
+func searchFieldsFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if len(args) < 1 {
+		return nil, errors.New("folio_search_fields: no words")
+	}
+	fields := make([]string, len(args)-1)
+	for i, v := range args[1:] {
+		fields[i] = text(v)
+	}
+	if sqlstore.SearchFieldsMatch(strings.Fields(text(args[0])), fields...) {
+		return int64(1), nil
+	}
+	return int64(0), nil
 }
 
 // searchMatchFunc implements folio_search_match: sqlstore.SearchMatch.
@@ -175,6 +204,23 @@ func (dialect) SearchMatches(a *sqlstore.Args, words []string, upTo int) string 
 	return `SELECT COUNT(*) FROM (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ` + ftsQuery(a, words) +
 		` LIMIT ` + strconv.Itoa(upTo+1) + `)`
 }
+
+// SearchCount counts in posts_fts alone: the words, one of the kinds'
+// marks, and not the mark of a password (sqlstore.SearchCounter).
+func (dialect) SearchCount(a *sqlstore.Args, words []string, kinds []string) string {
+	marks := make([]string, len(kinds))
+	for i, k := range kinds {
+		marks[i] = `"` + k + `"`
+	}
+	return `SELECT COUNT(*) FROM posts_fts WHERE posts_fts MATCH '((' || ` + ftsQuery(a, words) + ` || ') AND (' || ` +
+		a.Add(strings.Join(marks, " OR ")) + ` || ')) NOT "' || ` + a.Add(sqlstore.SearchMarkProtected) + ` || '"'`
+}
+
+func (dialect) FieldsSearch(a *sqlstore.Args, words []string, cols ...string) string {
+	return `folio_search_fields(` + a.Add(strings.Join(words, " ")) + `, ` + strings.Join(cols, ", ") + `)`
+}
+
+func (dialect) ProtectedPosts() string { return `posts INDEXED BY posts_protected` }
 
 func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {
 	return `folio_search_match(` + col + `, ` + a.Add(strings.Join(words, " ")) + `)`

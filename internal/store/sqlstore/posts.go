@@ -310,6 +310,9 @@ func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
 	if countsOnly(&q) {
 		return o.countFromCounts(ctx, &q)
 	}
+	if n, ok, err := o.countSearch(ctx, &q); ok {
+		return n, err
+	}
 	a := &Args{}
 	// A count visits each post of the terms it filters on, not each post
 	// of the type.

@@ -1,7 +1,9 @@
 package sqlstore
 
 import (
+	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -135,4 +137,54 @@ func searchTerms(s string) []string {
 		}
 	}
 	return out
+}
+
+// SearchFieldsMatch reports whether every one of words begins a word of
+// one of fields, each split on its own (as SearchText splits them).
+func SearchFieldsMatch(words []string, fields ...string) bool {
+	var have []string
+	for _, f := range fields {
+		have = append(have, SearchWords(f)...)
+	}
+	for _, w := range words {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.HasPrefix(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// A store's full-text index may also hold, beside a post's words, marks
+// of its type and status and of its password, so that it can count a
+// search's matches among the posts a caller may see without reading them
+// (SearchCounter). A mark begins with a character of Unicode's private
+// use area, which FTS5 keeps in a word but SearchWords never does (it
+// separates words), so no search word equals or begins a mark; the type
+// and status are written in hexadecimal, which no tokenizer splits.
+const (
+	// searchMarkKind begins the mark of a post's type and status.
+	searchMarkKind = "\ue000"
+	// SearchMarkProtected is the mark of a post with a password.
+	SearchMarkProtected = "\ue002"
+)
+
+// SearchKindMark returns the mark of posts of type typ in status.
+func SearchKindMark(typ, status string) string {
+	return searchMarkKind + hex.EncodeToString([]byte(typ)) + "x" + hex.EncodeToString([]byte(status))
+}
+
+// SearchDocument returns what a store's full-text index holds for a
+// post: SearchText of its title, excerpt and content, then the marks of
+// its type and status and, when it has a password, of that.
+func SearchDocument(title, excerpt, content, typ, status, password string) string {
+	var b strings.Builder
+	b.WriteString(SearchText(title, excerpt, content))
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	b.WriteString(SearchKindMark(typ, status))
+	if password != "" {
+		b.WriteString(" " + SearchMarkProtected)
+	}
+	return b.String()
 }

@@ -392,3 +392,86 @@ func TestSearchWordBeginningManyWords(t *testing.T) {
 	check("stem0", []int64{})
 	check("stem", desc(1, 40))
 }
+
+// TestSearchTotalsEqualTheLists counts searches the way the SQLite store
+// counts them in its full-text index (the marks of each post's type,
+// status and password) and compares every total with the posts the same
+// query lists, for protected posts under each way of reading them, and
+// after the writes that change the marks: a status, a type, a password
+// set and removed, a delete.
+func TestSearchTotalsEqualTheLists(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	seedSearchCorpus(t, db) // post 5 "Protected garden" has the password "pw"
+	public := &store.Visibility{Public: []string{"publish"}}
+	queries := func() []store.PostQuery {
+		var out []store.PostQuery
+		for _, s := range []string{"garden", "gard", "tulips", "secret", "protected", "coffee sugar", "zebra", "ga tomatoes"} {
+			out = append(out,
+				store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: public, Search: s},
+				store.PostQuery{Types: []string{"post"}, Visibility: public, Search: s, SearchPassword: "pw"},
+				store.PostQuery{Types: []string{"post"}, Visibility: public, Search: s, SearchPassword: "wrong"},
+				store.PostQuery{Types: []string{"post", "page"}, Statuses: []string{"publish", "draft"}, Search: s,
+					SearchProtected: &store.Visibility{Public: []string{"publish", "draft"}}},
+				store.PostQuery{Types: []string{"page"}, Visibility: &store.Visibility{Public: []string{"publish"}, OthersStatuses: []string{"draft"}}, Search: s},
+			)
+		}
+		return out
+	}
+	check := func(stage string) {
+		t.Helper()
+		for i, q := range queries() {
+			list, err := db.ListPosts(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: query %d: %v", stage, i, err)
+			}
+			n, err := db.CountPosts(ctx, q)
+			if err != nil || n != int64(len(list)) {
+				t.Errorf("%s: query %d (%q): count %d (%v), list %v", stage, i, q.Search, n, err, ids(list))
+			}
+		}
+	}
+	check("seeded")
+	want := func(q store.PostQuery, expect []int64) {
+		t.Helper()
+		got, err := db.ListPosts(ctx, q)
+		if err != nil || !reflect.DeepEqual(ids(got), expect) {
+			t.Errorf("search %q = %v (%v), want %v", q.Search, ids(got), err, expect)
+		}
+	}
+	// The protected post's text is not found without its password; its
+	// title is.
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "tulips"}, []int64{})
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "tulips", SearchPassword: "pw"}, []int64{5})
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "protected"}, []int64{5})
+
+	update := func(id int64, f func(p *store.Post)) {
+		t.Helper()
+		p, err := db.GetPost(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(p)
+		if err := db.UpdatePost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(1, func(p *store.Post) { p.Status = "draft" })
+	update(7, func(p *store.Post) { p.Type = "page" })
+	check("status and type changed")
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "garden"}, []int64{5})
+	want(store.PostQuery{Types: []string{"page"}, Visibility: public, Search: "garden"}, []int64{7})
+
+	update(5, func(p *store.Post) { p.Password = "" })
+	update(2, func(p *store.Post) { p.Password = "pw2" })
+	check("passwords changed")
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "tulips"}, []int64{5})
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "sugar"}, []int64{})
+	want(store.PostQuery{Types: []string{"post"}, Visibility: public, Search: "coffee"}, []int64{2}) // its title
+
+	if err := db.DeletePost(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted")
+}

@@ -1,4 +1,6 @@
--- The words posts_fts holds, each once (docs/search.md). A searched word
+-- Searches that cost the index, not the posts (docs/search.md).
+--
+-- search_terms: the words posts_fts holds, each once. A searched word
 -- matches every indexed word it begins; FTS5 finds those by merging the
 -- lists of all of them into a new list on every query (a prefix query),
 -- which costs ten times a plain lookup for a word in most posts. Looking
@@ -25,4 +27,31 @@ CREATE TRIGGER search_terms_update AFTER UPDATE OF title, excerpt, content ON po
 BEGIN
 	INSERT OR IGNORE INTO search_terms (term)
 		SELECT value FROM json_each(folio_search_terms(new.title, new.excerpt, new.content));
+END;
+
+-- posts_fts also holds, after a post's words, marks of its type and
+-- status and of its password (folio_search_document,
+-- sqlstore.SearchDocument), so that a search's total among the posts a
+-- caller may see is counted in the index alone instead of reading every
+-- matching post. The index is rebuilt once with them; the triggers follow
+-- changes of type, status and password too.
+DROP TRIGGER posts_fts_insert;
+DROP TRIGGER posts_fts_update;
+
+INSERT INTO posts_fts (posts_fts) VALUES ('delete-all');
+INSERT INTO posts_fts (rowid, words)
+	SELECT id, folio_search_document(title, excerpt, content, type, status, password) FROM posts;
+INSERT INTO posts_fts (posts_fts) VALUES ('optimize');
+
+CREATE TRIGGER posts_fts_insert AFTER INSERT ON posts BEGIN
+	INSERT INTO posts_fts (rowid, words)
+		VALUES (new.id, folio_search_document(new.title, new.excerpt, new.content, new.type, new.status, new.password));
+END;
+
+CREATE TRIGGER posts_fts_update AFTER UPDATE OF title, excerpt, content, type, status, password ON posts
+	WHEN old.title IS NOT new.title OR old.excerpt IS NOT new.excerpt OR old.content IS NOT new.content
+		OR old.type IS NOT new.type OR old.status IS NOT new.status OR old.password IS NOT new.password
+BEGIN
+	UPDATE posts_fts SET words = folio_search_document(new.title, new.excerpt, new.content, new.type, new.status, new.password)
+		WHERE rowid = new.id;
 END;

@@ -1,0 +1,98 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/folio-server/folio/internal/store"
+)
+
+// SearchCounter is a Dialect whose full-text index holds the marks of
+// SearchDocument beside each post's words, so that the total of a search
+// is counted in the index alone: the number of posts a word is in costs
+// its list in the index, not a read of every one of those posts.
+type SearchCounter interface {
+	// SearchCount returns the expression counting the posts whose indexed
+	// words every one of words begins, that have one of kinds' marks
+	// (SearchKindMark) and no password.
+	SearchCount(a *Args, words []string, kinds []string) string
+	// FieldsSearch returns the condition that every one of words begins a
+	// word of one of the text columns cols (SearchFieldsMatch), worked
+	// out on the row.
+	FieldsSearch(a *Args, words []string, cols ...string) string
+	// ProtectedPosts names the posts table read through the index of the
+	// posts with a password (posts_protected), for a query whose WHERE
+	// has password <> ''.
+	ProtectedPosts() string
+}
+
+// maxSearchKinds bounds the type × status pairs a search total names.
+const maxSearchKinds = 16
+
+// searchKinds returns the marks of the type and status pairs a search q
+// counts through the index, when its total can be counted there: a
+// search on types, statuses and a visibility without owner-only statuses
+// alone (any other filter needs the posts' rows).
+func searchKinds(q *store.PostQuery) ([]string, bool) {
+	if strings.TrimSpace(q.Search) == "" || len(q.Types) == 0 {
+		return nil, false
+	}
+	plain := *q
+	plain.Search = ""
+	if !countsOnly(&plain) {
+		return nil, false
+	}
+	all, anyStatus, own := statusSets(q)
+	if anyStatus || len(own) > 0 || len(q.Types)*len(all) > maxSearchKinds {
+		return nil, false
+	}
+	var kinds []string
+	for _, t := range q.Types {
+		for _, s := range all {
+			kinds = append(kinds, SearchKindMark(t, s))
+		}
+	}
+	return kinds, true
+}
+
+// countSearch counts a search's posts in one statement when the dialect
+// can count them in its full-text index: the unprotected matches there,
+// plus the protected posts (few, through posts_protected) checked row by
+// row as searchCond does, on their title alone for a caller who may not
+// read them. ok is false when the search needs the plain count.
+func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok bool, err error) {
+	sc, can := o.db.d.(SearchCounter)
+	words := searchTerms(q.Search)
+	kinds, countable := searchKinds(q)
+	if !can || !countable || len(words) == 0 {
+		return 0, false, nil
+	}
+	if len(kinds) == 0 { // no status is visible
+		return 0, true, nil
+	}
+	a := &Args{}
+	c := o.db.newCond(a)
+	inList(c, "type", q.Types, false)
+	if len(q.Statuses) > 0 {
+		inList(c, "status", q.Statuses, false)
+	}
+	if v := q.Visibility; v != nil {
+		c.add(visibilityExpr(o.db.d, a, "", v))
+	}
+	c.add(`password <> ''`)
+	c.add(sc.FieldsSearch(a, words, "title", "excerpt", "content"))
+	var open []string
+	if q.SearchPassword != "" {
+		open = append(open, `password = `+a.Add(q.SearchPassword))
+	}
+	if q.SearchProtected != nil {
+		open = append(open, visibilityExpr(o.db.d, a, "", q.SearchProtected))
+	}
+	open = append(open, o.db.d.TitleSearch(a, "title", words))
+	c.add(`(` + strings.Join(open, ` OR `) + `)`)
+	query := `SELECT (` + sc.SearchCount(a, words, kinds) + `) + (SELECT COUNT(*) FROM ` + sc.ProtectedPosts() + c.where() + `)`
+	if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&n); err != nil {
+		return 0, true, o.db.fail("count posts", err)
+	}
+	return n, true, nil
+}

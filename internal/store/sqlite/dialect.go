@@ -220,6 +220,11 @@ func (dialect) FieldsSearch(a *sqlstore.Args, words []string, cols ...string) st
 	return `folio_search_fields(` + a.Add(strings.Join(words, " ")) + `, ` + strings.Join(cols, ", ") + `)`
 }
 
+func (dialect) SearchWithin(a *sqlstore.Args, words []string, lo, hi string) string {
+	return `posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + ftsQuery(a, words) +
+		` AND rowid >= ` + lo + ` AND rowid <= ` + hi + `)`
+}
+
 func (dialect) ProtectedPosts() string { return `posts INDEXED BY posts_protected` }
 
 func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {

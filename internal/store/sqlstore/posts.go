@@ -200,6 +200,13 @@ func searchCond(d Dialect, c *cond, a *Args, q *store.PostQuery, seek bool) {
 		return
 	}
 	c.add(d.PostSearch(a, words, seek))
+	c.add(searchReadable(d, a, q, words))
+}
+
+// searchReadable returns the condition that a post matching a search's
+// words in its text may be listed: it has no password, or the caller may
+// read it, or its title alone matches.
+func searchReadable(d Dialect, a *Args, q *store.PostQuery, words []string) string {
 	// posts_protected, a partial index, lists the protected posts: the
 	// others pass without reading their row.
 	open := `posts.id NOT IN (SELECT pp.id FROM posts pp WHERE pp.password <> '')`
@@ -209,7 +216,7 @@ func searchCond(d Dialect, c *cond, a *Args, q *store.PostQuery, seek bool) {
 	if q.SearchProtected != nil {
 		open += ` OR ` + visibilityExpr(d, a, "", q.SearchProtected)
 	}
-	c.add(`(` + open + ` OR ` + d.TitleSearch(a, "title", words) + `)`)
+	return `(` + open + ` OR ` + d.TitleSearch(a, "title", words) + `)`
 }
 
 // postOrder returns the ORDER BY clause for q; ties break on id in the
@@ -246,6 +253,9 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 		return o.monthSeek(ctx, &q)
 	}
 	if words := searchTerms(q.Search); len(words) > 0 && !(q.OrderBy == "include" && len(q.Include) > 0) {
+		if out, ok, err := o.listSearchWindow(ctx, &q, words); ok {
+			return out, err
+		}
 		a := &Args{}
 		if guard := o.db.d.SearchMatches(a, words, adaptiveMatches); guard != "" {
 			return o.listSearch(ctx, &q, a, guard)

@@ -20,6 +20,10 @@ type SearchCounter interface {
 	// word of one of the text columns cols (SearchFieldsMatch), worked
 	// out on the row.
 	FieldsSearch(a *Args, words []string, cols ...string) string
+	// SearchWithin returns the condition that posts.id is among the posts
+	// whose indexed words every one of words begins, looking only at the
+	// ids from lo to hi (SQL expressions) in the index.
+	SearchWithin(a *Args, words []string, lo, hi string) string
 	// ProtectedPosts names the posts table read through the index of the
 	// posts with a password (posts_protected), for a query whose WHERE
 	// has password <> ''.
@@ -95,4 +99,60 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 		return 0, true, o.db.fail("count posts", err)
 	}
 	return n, true, nil
+}
+
+// windowStart is how many posts in order the first window of a search
+// page takes, per post of the page and its offset; each next window is
+// windowGrowth times larger.
+const (
+	windowStart  = 4
+	windowGrowth = 8
+)
+
+// listSearchWindow lists a search page in date order without looking up
+// every matching post first, for a search on types, statuses and a
+// visibility without owner-only statuses alone: it takes the first K
+// posts of the collection in date order (an index walk), and asks the
+// full-text index only about the ids between the smallest and largest of
+// them. When they hold the page, it is the page (they are the first K of
+// the same order); when they do not and more posts remain, K grows. A
+// word in most posts is answered from the first window, a rarer one from
+// a few; ids that follow dates keep each window's slice of the index
+// small. ok is false when the dialect or q does not allow it: the caller
+// lists the page the plain way.
+func (o ops) listSearchWindow(ctx context.Context, q *store.PostQuery, words []string) (out []*store.Post, ok bool, err error) {
+	sc, can := o.db.d.(SearchCounter)
+	if !can || q.Limit <= 0 || q.StickyFirst || (q.OrderBy != "" && q.OrderBy != "date") {
+		return nil, false, nil
+	}
+	plain := *q
+	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
+	if !countsOnly(&plain) {
+		return nil, false, nil
+	}
+	if _, anyStatus, own := statusSets(q); anyStatus || len(own) > 0 {
+		return nil, false, nil
+	}
+	total, err := o.countFromCounts(ctx, &plain)
+	if err != nil || total == 0 {
+		return nil, err == nil, err
+	}
+	order := o.db.postOrder(q, &Args{})
+	for k := int64(q.Offset+q.Limit) * windowStart; ; k *= windowGrowth {
+		k = min(k, total)
+		a := &Args{}
+		cand := `WITH cand AS (SELECT id FROM posts` + o.db.postWhere(&plain, a).where() + order + ` LIMIT ` + a.Add(k) + `) `
+		c := o.db.newCond(a)
+		c.add(`posts.id IN (SELECT id FROM cand)`)
+		c.add(sc.SearchWithin(a, words, `(SELECT MIN(id) FROM cand)`, `(SELECT MAX(id) FROM cand)`))
+		c.add(searchReadable(o.db.d, a, q, words))
+		query := cand + `SELECT ` + postCols + ` FROM posts` + c.where() + order + o.db.limitClause(q.Limit, q.Offset, a)
+		out = out[:0]
+		if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+			return nil, true, o.db.fail("list posts", err)
+		}
+		if len(out) == q.Limit || k >= total {
+			return out, true, nil
+		}
+	}
 }

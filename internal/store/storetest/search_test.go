@@ -475,3 +475,106 @@ func TestSearchTotalsEqualTheLists(t *testing.T) {
 	}
 	check("deleted")
 }
+
+// TestSearchPagesInDateOrder lists every page of searches whose words are
+// in all, a fifth, a fiftieth and one of the posts, with dates that do
+// not follow ids (SQLite finds these pages through windows of the
+// collection in date order and the ids between them: a window too small
+// or ids out of date order must not lose or reorder a post), protected
+// posts among them, and compares each page with the posts themselves.
+func TestSearchPagesInDateOrder(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	start := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 600
+	var all []*store.Post
+	err := db.Tx(ctx, func(tx store.Store) error {
+		for i := range n {
+			// Dates jump about: (i*37) mod n, so ids do not follow them,
+			// and every tenth post shares its date with the one before.
+			d := start.Add(time.Duration((i*37)%n-i%10/9) * time.Hour)
+			content := fmt.Sprintf("every fifth%d fiftieth%d", i%5, i%50)
+			if i == 321 {
+				content += " onlyone"
+			}
+			p := &store.Post{Type: "post", Status: []string{"publish", "publish", "draft"}[i%3], Slug: fmt.Sprintf("w%d", i),
+				Title: fmt.Sprintf("Post %d", i), Content: content, Date: d, DateGMT: d}
+			if i%7 == 0 {
+				p.Password = "pw"
+			}
+			if err := tx.InsertPost(ctx, p); err != nil {
+				return err
+			}
+			all = append(all, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := &store.Visibility{Public: []string{"publish"}}
+	for _, search := range []string{"every", "fifth3", "fiftieth12", "onlyone", "every fiftieth7", "post"} {
+		for _, password := range []string{"", "pw"} {
+			q := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: public,
+				Search: search, SearchPassword: password}
+			var want []*store.Post
+			for _, p := range all {
+				readable := p.Password == "" || p.Password == password
+				text := p.Title
+				if readable {
+					text += " " + p.Content
+				}
+				if p.Status == "publish" && sqlstoreMatch(text, search) {
+					want = append(want, p)
+				}
+			}
+			for _, order := range []string{"desc", "asc"} {
+				sorted := slices.Clone(want)
+				slices.SortFunc(sorted, func(a, b *store.Post) int {
+					c := a.Date.Compare(b.Date)
+					if c == 0 {
+						c = int(a.ID - b.ID)
+					}
+					if order == "desc" {
+						return -c
+					}
+					return c
+				})
+				for _, limit := range []int{7, 10} {
+					for offset := 0; offset <= len(sorted)+limit; offset += limit {
+						pq := q
+						pq.Order, pq.Offset, pq.Limit = order, offset, limit
+						got, err := db.ListPosts(ctx, pq)
+						if err != nil {
+							t.Fatal(err)
+						}
+						wantIDs := []int64{}
+						for _, p := range sorted[min(offset, len(sorted)):min(offset+limit, len(sorted))] {
+							wantIDs = append(wantIDs, p.ID)
+						}
+						if !reflect.DeepEqual(ids(got), wantIDs) {
+							t.Fatalf("search %q password %q %s limit %d offset %d = %v, want %v",
+								search, password, order, limit, offset, ids(got), wantIDs)
+						}
+					}
+				}
+			}
+			if got, err := db.CountPosts(ctx, q); err != nil || got != int64(len(want)) {
+				t.Errorf("count of search %q password %q = %d (%v), want %d", search, password, got, err, len(want))
+			}
+		}
+	}
+}
+
+// sqlstoreMatch reports whether every word of search begins a word of
+// text (the search rule, on plain text).
+func sqlstoreMatch(text, search string) bool {
+	have := strings.Fields(strings.ToLower(text))
+	for _, w := range strings.Fields(strings.ToLower(search)) {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.HasPrefix(h, w) }) {
+			return false
+		}
+	}
+	return true
+}

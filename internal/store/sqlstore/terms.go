@@ -210,13 +210,20 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 	}
 	d := o.db.d
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
-		var published bool
-		err := q.queryRow(ctx, `SELECT status = 'publish' FROM posts WHERE id = $1`, postID).Scan(&published)
+		var published, linked bool
+		err := q.queryRow(ctx, `SELECT status = 'publish', EXISTS (SELECT 1 FROM term_relationships r
+			JOIN terms t ON t.id = r.term_id WHERE r.post_id = $1 AND t.taxonomy = $2)
+			FROM posts WHERE id = $1`, postID, taxonomy).Scan(&published, &linked)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, o.db.notFound(fmt.Sprintf("post %d", postID))
 		}
 		if err != nil {
 			return false, o.db.fail("set post terms", err)
+		}
+		if !linked {
+			// A new post, or one without terms of the taxonomy: nothing
+			// to unlink or uncount.
+			return len(ids) > 0, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
 		}
 		if published {
 			a := &Args{vals: []any{taxonomy, postID}}
@@ -232,22 +239,32 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 			AND `+d.In(a, "term_id", ids, true), a.vals...); err != nil {
 			return false, o.db.fail("set post terms", err)
 		}
-		if published {
-			a := &Args{vals: []any{taxonomy, postID}}
-			if _, err := q.exec(ctx, `UPDATE terms SET count = count + 1
-				WHERE taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
-				AND `+d.In(a, "id", ids, false), a.vals...); err != nil {
-				return false, o.db.fail("set post terms", err)
-			}
-		}
-		a = &Args{vals: []any{postID, taxonomy}}
-		if _, err := q.exec(ctx, `INSERT INTO term_relationships (post_id, term_id)
-			SELECT $1, id FROM terms WHERE taxonomy = $2 AND `+d.In(a, "id", ids, false)+`
-			ON CONFLICT DO NOTHING`, a.vals...); err != nil {
-			return false, o.db.fail("set post terms", err)
-		}
-		return true, nil
+		return true, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
 	})
+}
+
+// linkPostTerms links a post to the terms of ids in taxonomy that it is
+// not linked to yet, counting them when it is published.
+func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonomy string, ids []int64, published bool) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	d := o.db.d
+	if published {
+		a := &Args{vals: []any{taxonomy, postID}}
+		if _, err := q.exec(ctx, `UPDATE terms SET count = count + 1
+			WHERE taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+			AND `+d.In(a, "id", ids, false), a.vals...); err != nil {
+			return o.db.fail("set post terms", err)
+		}
+	}
+	a := &Args{vals: []any{postID, taxonomy}}
+	if _, err := q.exec(ctx, `INSERT INTO term_relationships (post_id, term_id)
+		SELECT $1, id FROM terms WHERE taxonomy = $2 AND `+d.In(a, "id", ids, false)+`
+		ON CONFLICT DO NOTHING`, a.vals...); err != nil {
+		return o.db.fail("set post terms", err)
+	}
+	return nil
 }
 
 // PostTerms loads the terms of many posts in one query, per post in

@@ -900,6 +900,13 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	cat := &store.Term{Taxonomy: "category", Name: "A", Slug: "a"}
+	cat2 := &store.Term{Taxonomy: "category", Name: "B", Slug: "b"}
+	for _, c := range []*store.Term{cat, cat2} {
+		if err := db.InsertTerm(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name string
 		do   func() error
@@ -919,6 +926,11 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 		{"list users", func() error { _, err := db.ListUsers(ctx, store.UserQuery{}); return err }, 1},
 		{"version", func() error { _, err := db.Version(ctx); return err }, 1},
 		{"insert post (insert + version bump)", func() error { return db.InsertPost(ctx, &store.Post{}) }, 2},
+		// A post without terms of the taxonomy: one read, nothing to
+		// unlink; linking counts and links (+ version bump).
+		{"set no terms on a post without any", func() error { return db.SetPostTerms(ctx, 1, "post_tag", nil) }, 1},
+		{"set a term on a post without any", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat.ID}) }, 4},
+		{"set another term on a post with one", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat2.ID}) }, 6},
 		{"insert user (user + roles + caps + bump)", func() error {
 			return db.InsertUser(ctx, &store.User{Login: "u", Nicename: "u", Roles: []string{"a", "b"}, Caps: map[string]bool{"x": true}})
 		}, 4},

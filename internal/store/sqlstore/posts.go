@@ -253,11 +253,11 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 		return o.monthSeek(ctx, &q)
 	}
 	if words := searchTerms(q.Search); len(words) > 0 && !(q.OrderBy == "include" && len(q.Include) > 0) {
-		if out, ok, err := o.listSearchWindow(ctx, &q, words); ok {
-			return out, err
-		}
 		a := &Args{}
-		if guard := o.db.d.SearchMatches(a, words, adaptiveMatches); guard != "" {
+		if guard := o.db.d.SearchMatches(a, words, o.db.searchFew); guard != "" {
+			if windowable(o.db.d, &q) {
+				return o.listSearchWindowed(ctx, &q, words)
+			}
 			return o.listSearch(ctx, &q, a, guard)
 		}
 	}
@@ -302,8 +302,8 @@ func (o ops) listSearch(ctx context.Context, q *store.PostQuery, a *Args, guard 
 			` LIMIT CASE WHEN (` + guard + `) ` + test + ` THEN ` + a.Add(limit) + ` ELSE 0 END OFFSET ` +
 			a.Add(int64(max(q.Offset, 0))) + `)`
 	}
-	query := branch(true, `<= `+strconv.Itoa(adaptiveMatches)) + ` UNION ALL ` +
-		branch(false, `> `+strconv.Itoa(adaptiveMatches)) + o.db.postOrder(q, a)
+	query := branch(true, `<= `+strconv.Itoa(o.db.searchFew)) + ` UNION ALL ` +
+		branch(false, `> `+strconv.Itoa(o.db.searchFew)) + o.db.postOrder(q, a)
 	var out []*store.Post
 	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 		return nil, o.db.fail("list posts", err)

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/folio-server/folio/internal/store"
@@ -101,58 +102,120 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 	return n, true, nil
 }
 
+// windowMatches is the number of matches from which a search page in
+// date order is found through windows (listSearchWindowed) rather than by
+// walking the order and checking each post against all the matches,
+// which lists them all first.
+const windowMatches = 50000
+
 // windowStart is how many posts in order the first window of a search
-// page takes, per post of the page and its offset; each next window is
-// windowGrowth times larger.
+// page takes, per post of the page and its offset (a word in at least
+// one post in twenty fills it); each next window is windowGrowth times
+// larger.
 const (
-	windowStart  = 4
+	windowStart  = 20
 	windowGrowth = 8
 )
 
-// listSearchWindow lists a search page in date order without looking up
-// every matching post first, for a search on types, statuses and a
-// visibility without owner-only statuses alone: it takes the first K
-// posts of the collection in date order (an index walk), and asks the
-// full-text index only about the ids between the smallest and largest of
-// them. When they hold the page, it is the page (they are the first K of
-// the same order); when they do not and more posts remain, K grows. A
-// word in most posts is answered from the first window, a rarer one from
-// a few; ids that follow dates keep each window's slice of the index
-// small. ok is false when the dialect or q does not allow it: the caller
-// lists the page the plain way.
-func (o ops) listSearchWindow(ctx context.Context, q *store.PostQuery, words []string) (out []*store.Post, ok bool, err error) {
-	sc, can := o.db.d.(SearchCounter)
-	if !can || q.Limit <= 0 || q.StickyFirst || (q.OrderBy != "" && q.OrderBy != "date") {
-		return nil, false, nil
+// windowable reports whether q's search pages may be found through
+// windows: the dialect can ask its index about a range of ids, and q is
+// a page in date order of a search on types, statuses and a visibility
+// without owner-only statuses alone.
+func windowable(d Dialect, q *store.PostQuery) bool {
+	if _, ok := d.(SearchCounter); !ok || q.Limit <= 0 || q.StickyFirst || (q.OrderBy != "" && q.OrderBy != "date") {
+		return false
 	}
 	plain := *q
 	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
 	if !countsOnly(&plain) {
-		return nil, false, nil
+		return false
 	}
-	if _, anyStatus, own := statusSets(q); anyStatus || len(own) > 0 {
-		return nil, false, nil
+	_, anyStatus, own := statusSets(q)
+	return !anyStatus && len(own) == 0
+}
+
+// listSearchWindowed lists a search page in date order in one statement
+// of three plans, chosen by the number of posts the words match: up to
+// adaptiveMatches, the matches are looked up by id and sorted; up to
+// windowMatches, the order is walked and each post checked against the
+// matches; beyond, the page comes from a window of the collection: its
+// first K posts in date order (an index walk), of which the full-text
+// index is asked only about the ids between the smallest and the
+// largest. When the window holds the page, it is the page (it is the
+// start of the same order). When it does not, a second statement tells
+// whether the window plan ran; if so, windows windowGrowth times larger
+// follow until the page is full or the collection ends. A word in most
+// posts is answered from the first window, where the plain plan would
+// list its every match first; ids that follow dates (most sites) keep
+// each window's slice of the index small.
+func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words []string) ([]*store.Post, error) {
+	sc := o.db.d.(SearchCounter)
+	order := o.db.postOrder(q, &Args{})
+	plain := *q
+	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
+	k := int64(q.Offset+q.Limit) * windowStart
+	a := &Args{}
+	few := o.db.d.SearchMatches(a, words, o.db.searchFew)
+	many := o.db.d.SearchMatches(a, words, o.db.searchMany)
+	lim := a.Add(int64(q.Limit))
+	off := a.Add(int64(q.Offset))
+	limit := func(test string) string {
+		return ` LIMIT CASE WHEN (` + few + `) <= ` + strconv.Itoa(o.db.searchFew) + ` THEN ` + test[0:1] +
+			` WHEN (` + many + `) <= ` + strconv.Itoa(o.db.searchMany) + ` THEN ` + test[1:2] + ` ELSE ` + test[2:3] +
+			` END * ` + lim + ` OFFSET ` + off
+	}
+	byID := o.db.postFilter(q, a, true)
+	walk := o.db.postFilter(q, a, false)
+	window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
+	query := windowCTE + `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + byID.where() + order + limit("100") + `)
+		UNION ALL SELECT * FROM (SELECT ` + postCols + ` FROM posts` + walk.where() + order + limit("010") + `)
+		UNION ALL SELECT * FROM (SELECT ` + postCols + ` FROM posts` + window.where() + order + limit("001") + `)` + order
+	var out []*store.Post
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	if len(out) == q.Limit {
+		return out, nil
+	}
+	// Fewer posts than a page: the end of the matches, or a window too
+	// small. Only the window plan can have missed posts.
+	a = &Args{}
+	var n int64
+	if err := o.reader().queryRow(ctx, `SELECT (`+o.db.d.SearchMatches(a, words, o.db.searchMany)+`)`, a.vals...).Scan(&n); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	if n <= int64(o.db.searchMany) {
+		return out, nil
 	}
 	total, err := o.countFromCounts(ctx, &plain)
-	if err != nil || total == 0 {
-		return nil, err == nil, err
+	if err != nil {
+		return nil, err
 	}
-	order := o.db.postOrder(q, &Args{})
-	for k := int64(q.Offset+q.Limit) * windowStart; ; k *= windowGrowth {
-		k = min(k, total)
+	for k < total {
+		k = min(k*windowGrowth, total)
 		a := &Args{}
-		cand := `WITH cand AS (SELECT id FROM posts` + o.db.postWhere(&plain, a).where() + order + ` LIMIT ` + a.Add(k) + `) `
-		c := o.db.newCond(a)
-		c.add(`posts.id IN (SELECT id FROM cand)`)
-		c.add(sc.SearchWithin(a, words, `(SELECT MIN(id) FROM cand)`, `(SELECT MAX(id) FROM cand)`))
-		c.add(searchReadable(o.db.d, a, q, words))
-		query := cand + `SELECT ` + postCols + ` FROM posts` + c.where() + order + o.db.limitClause(q.Limit, q.Offset, a)
+		window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
+		query := windowCTE + `SELECT ` + postCols + ` FROM posts` + window.where() + order + o.db.limitClause(q.Limit, q.Offset, a)
 		out = out[:0]
 		if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
-			return nil, true, o.db.fail("list posts", err)
+			return nil, o.db.fail("list posts", err)
 		}
-		if len(out) == q.Limit || k >= total {
-			return out, true, nil
+		if len(out) == q.Limit {
+			break
 		}
 	}
+	return out, nil
+}
+
+// searchWindow returns the WITH clause of the window of the first k posts
+// of plain's collection in q's order, and the condition that a post is in
+// it, matches the search's words (asking the index only about the ids
+// the window spans) and may be listed.
+func (o ops) searchWindow(sc SearchCounter, plain, q *store.PostQuery, words []string, a *Args, k int64) (*cond, string) {
+	with := `WITH cand AS (SELECT id FROM posts` + o.db.postWhere(plain, a).where() + o.db.postOrder(q, a) + ` LIMIT ` + a.Add(k) + `) `
+	c := o.db.newCond(a)
+	c.add(`posts.id IN (SELECT id FROM cand)`)
+	c.add(sc.SearchWithin(a, words, `(SELECT MIN(id) FROM cand)`, `(SELECT MAX(id) FROM cand)`))
+	c.add(searchReadable(o.db.d, a, q, words))
+	return c, with
 }

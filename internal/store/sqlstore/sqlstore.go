@@ -74,6 +74,18 @@ type DB struct {
 	d     Dialect
 	c     Conns
 	stmts atomic.Int64
+	// searchFew and searchMany are the numbers of matches at which a
+	// search page changes plans (adaptiveMatches, windowMatches).
+	searchFew, searchMany int
+}
+
+// SetSearchPlans sets the numbers of matches up to which a search page
+// looks its matches up by id (few) and walks the order checking each post
+// against them (many), beyond which it goes through windows of the order
+// (listSearchWindowed). Tests lower them to run every plan on a small
+// site; a server keeps the defaults.
+func (db *DB) SetSearchPlans(few, many int) {
+	db.searchFew, db.searchMany = few, many
 }
 
 var (
@@ -90,7 +102,7 @@ var (
 
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
-	db := &DB{d: d, c: c}
+	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches}
 	db.ops = ops{db: db}
 	return db
 }

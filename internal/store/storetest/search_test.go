@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/sqlstore"
 	"github.com/folio-server/folio/internal/store/storetest"
 )
 
@@ -484,7 +485,27 @@ func TestSearchTotalsEqualTheLists(t *testing.T) {
 // posts among them, and compares each page with the posts themselves.
 func TestSearchPagesInDateOrder(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t)
+	for _, plans := range []struct {
+		name      string
+		few, many int
+	}{{"defaults", 0, 0}, {"walk", 5, 1000}, {"windows", 5, 10}} {
+		t.Run(plans.name, func(t *testing.T) {
+			t.Parallel()
+			var db *sqlstore.DB
+			if storetest.Backend() == "postgres" {
+				db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
+			} else {
+				db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
+			}
+			if plans.few > 0 {
+				db.SetSearchPlans(plans.few, plans.many)
+			}
+			searchPagesInDateOrder(t, db)
+		})
+	}
+}
+
+func searchPagesInDateOrder(t *testing.T, db store.Store) {
 	ctx := context.Background()
 	start := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 600

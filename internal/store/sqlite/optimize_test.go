@@ -55,3 +55,45 @@ func TestOptimizeRefreshesStaleStatistics(t *testing.T) {
 		t.Errorf("analysis_limit after Optimize = %d (%v), want 0", limit, err)
 	}
 }
+
+// TestCompactSearchIndexMergesSegments: posts written one transaction at a
+// time leave the full-text index in several segments; CompactSearchIndex
+// leaves one, and every post is still found.
+func TestCompactSearchIndexMergesSegments(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	var _ store.SearchIndexCompactor = db
+	ctx := context.Background()
+	segments := func() int {
+		t.Helper()
+		var n int
+		if err := db.c.read.QueryRow(`SELECT COUNT(DISTINCT segid) FROM posts_fts_idx`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 40; i++ {
+		p := &store.Post{Type: "post", Status: "publish", Slug: "p-" + strconv.Itoa(i), Title: "Compact " + strconv.Itoa(i),
+			Content: "word" + strconv.Itoa(i), Date: when, DateGMT: when}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := segments(); n < 2 {
+		t.Fatalf("%d segments before compacting, want several", n)
+	}
+	if err := db.CompactSearchIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 1 {
+		t.Fatalf("%d segments after compacting, want 1", n)
+	}
+	q := store.PostQuery{Search: "compact"}
+	if n, err := db.CountPosts(ctx, q); err != nil || n != 40 {
+		t.Fatalf("search after compacting counts %d (%v), want 40", n, err)
+	}
+	if got, err := db.ListPosts(ctx, store.PostQuery{Search: "word17"}); err != nil || len(got) != 1 || got[0].Title != "Compact 17" {
+		t.Fatalf("search for one post after compacting = %v (%v)", got, err)
+	}
+}

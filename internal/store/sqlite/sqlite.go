@@ -63,8 +63,9 @@ type DB struct {
 }
 
 var (
-	_ store.Store     = (*DB)(nil)
-	_ store.Optimizer = (*DB)(nil)
+	_ store.Store                = (*DB)(nil)
+	_ store.Optimizer            = (*DB)(nil)
+	_ store.SearchIndexCompactor = (*DB)(nil)
 )
 
 // Open opens the database at path, creating the file and its directory when
@@ -186,6 +187,16 @@ func (db *DB) Optimize(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("sqlite: optimize: %w", err)
+	}
+	return nil
+}
+
+// CompactSearchIndex merges posts_fts into one segment (FTS5's
+// 'optimize'), for after a bulk load. It implements
+// store.SearchIndexCompactor.
+func (db *DB) CompactSearchIndex(ctx context.Context) error {
+	if _, err := db.c.write.ExecContext(ctx, `INSERT INTO posts_fts (posts_fts) VALUES ('optimize')`); err != nil {
+		return fmt.Errorf("sqlite: compact search index: %w", err)
 	}
 	return nil
 }

@@ -78,8 +78,10 @@ type GroupStats struct {
 	// Batches is how many batches committed; Members how many write
 	// transactions they held; Shared how many batches held more than one.
 	Batches, Members, Shared atomic.Int64
-	// Checkpoints counts the WAL truncations the writer ran.
-	Checkpoints atomic.Int64
+	// Checkpoints counts the WAL truncations the writer completed;
+	// CheckpointsBusy the ones readers kept from completing (the WAL was
+	// not truncated).
+	Checkpoints, CheckpointsBusy atomic.Int64
 }
 
 // batch is one SQLite transaction holding several write transactions.
@@ -190,7 +192,13 @@ func (g *group) afterBatch() {
 	}
 	// Waits (busy_timeout) for the readers still on old WAL frames, then
 	// truncates the WAL; a failure leaves it to the next check.
-	if _, err := g.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err == nil {
+	var busy, walFrames, moved int64
+	if err := g.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &walFrames, &moved); err != nil {
+		return
+	}
+	if busy != 0 {
+		g.stats.CheckpointsBusy.Add(1)
+	} else {
 		g.stats.Checkpoints.Add(1)
 	}
 }

@@ -61,6 +61,9 @@ type group struct {
 	// maxMembers and maxAge bound a batch (groupMaxMembers, groupMaxAge).
 	maxMembers int
 	maxAge     time.Duration
+	// walLimit and checkEvery are walCheckpointBytes and walCheckEvery.
+	walLimit   int64
+	checkEvery int
 
 	// turn is held (a value sent) by the goroutine using the writer
 	// connection; cur and sinceCheck are the turn holder's.
@@ -95,7 +98,8 @@ type batch struct {
 }
 
 func newGroup(db *sql.DB, w *writeStmts, path string) *group {
-	return &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge, turn: make(chan struct{}, 1)}
+	return &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge,
+		walLimit: walCheckpointBytes, checkEvery: walCheckEvery, turn: make(chan struct{}, 1)}
 }
 
 // acquire takes the turn, or fails when ctx ends first.
@@ -183,11 +187,11 @@ func (g *group) abort(err error) {
 func (g *group) afterBatch() {
 	g.w.preparePending()
 	g.sinceCheck++
-	if g.sinceCheck < walCheckEvery {
+	if g.sinceCheck < g.checkEvery {
 		return
 	}
 	g.sinceCheck = 0
-	if fi, err := os.Stat(g.wal); err != nil || fi.Size() < walCheckpointBytes {
+	if fi, err := os.Stat(g.wal); err != nil || fi.Size() < g.walLimit {
 		return
 	}
 	// Waits (busy_timeout) for the readers still on old WAL frames, then

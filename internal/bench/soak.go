@@ -77,6 +77,12 @@ type SoakCount struct {
 	Rate             float64 // requests per second
 }
 
+// SoakKind is the whole soak's count of one kind of read.
+type SoakKind struct {
+	Name string
+	SoakCount
+}
+
 // GroupDelta is what the SQLite writer did during an interval.
 type GroupDelta struct {
 	Batches, Members int64
@@ -94,8 +100,10 @@ type SoakReport struct {
 	CPUs      int
 	GoVersion string
 	Intervals []SoakInterval
-	// Reads and Writes are the whole soak's requests.
+	// Reads and Writes are the whole soak's requests; ReadKinds the reads
+	// by kind (soakReadKinds).
 	Reads, Writes SoakCount
+	ReadKinds     []SoakKind
 	// WALMax is the largest SQLite WAL seen; on PostgreSQL the WAL
 	// written during the soak.
 	WALMax int64
@@ -190,24 +198,50 @@ func Soak(ctx context.Context, opts Options, out io.Writer) (*SoakReport, error)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
-	drive := func(n int, client *http.Client, build func(context.Context, *rand.Rand) (*http.Request, error), rec *recorder, seed uint64) {
+	kinds := make([]*recorder, len(soakReadKinds))
+	for i := range kinds {
+		kinds[i] = &recorder{}
+	}
+	read := soakRead(api, st.ids)
+	readBuild := func(ctx context.Context, rng *rand.Rand) (*http.Request, *recorder, error) {
+		k, req, err := read(ctx, rng)
+		return req, kinds[k], err
+	}
+	create := soakCreate(api, adminLogin, st.appPass)
+	writeBuild := func(ctx context.Context, rng *rand.Rand) (*http.Request, *recorder, error) {
+		req, err := create(ctx, rng)
+		return req, nil, err
+	}
+	// drive runs n workers sending build's requests; each request counts
+	// in rec and in the recorder of its kind, when build names one.
+	drive := func(n int, client *http.Client, build func(context.Context, *rand.Rand) (*http.Request, *recorder, error), rec *recorder, seed uint64) {
 		for w := range n {
 			wg.Add(1)
 			go func(w int) {
 				defer wg.Done()
 				rng := rand.New(rand.NewPCG(seed+uint64(w), uint64(start.UnixNano())))
+				var kind *recorder
+				one := func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+					req, k, err := build(ctx, rng)
+					kind = k
+					return req, err
+				}
 				for runCtx.Err() == nil {
-					d, err := doOne(runCtx, client, build, rng)
+					kind = nil
+					d, err := doOne(runCtx, client, one, rng)
 					if err != nil && runCtx.Err() != nil {
 						return // cut off by the end of the soak
 					}
 					rec.add(d, err)
+					if kind != nil {
+						kind.add(d, err)
+					}
 				}
 			}(w)
 		}
 	}
-	drive(SoakReaders, readClient, soakRead(api, st.ids), readers, 1)
-	drive(SoakWriters, writeClient, soakCreate(api, adminLogin, st.appPass), writers, 1000)
+	drive(SoakReaders, readClient, readBuild, readers, 1)
+	drive(SoakWriters, writeClient, writeBuild, writers, 1000)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 
@@ -284,31 +318,60 @@ func Soak(ctx context.Context, opts Options, out io.Writer) (*SoakReport, error)
 			break
 		}
 	}
-	rep.Reads = readers.total(time.Since(start))
-	rep.Writes = writers.total(time.Since(start))
+	span := time.Since(start)
+	rep.Reads = readers.total(span)
+	rep.Writes = writers.total(span)
+	for i, k := range kinds {
+		rep.ReadKinds = append(rep.ReadKinds, SoakKind{Name: soakReadKinds[i].Name, SoakCount: k.total(span)})
+	}
 	rep.FirstReadError, rep.FirstWriteError = readers.firstErr, writers.firstErr
 	fmt.Fprint(out, "\n"+rep.summary())
 	return rep, nil
 }
 
-// soakRead builds the readers' requests: 50% list pages 1-50, 20% _embed
-// pages 1-20, 15% single posts, 10% a post's comments, 5% search=lorem.
-func soakRead(api string, ids []int64) func(context.Context, *rand.Rand) (*http.Request, error) {
-	return func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+// soakReadKinds name the readers' requests, with their share in percent.
+var soakReadKinds = []struct {
+	Name string
+	Pct  int
+}{
+	{"list pages 1-50", 50},
+	{"_embed pages 1-20", 20},
+	{"single posts", 15},
+	{"comments of a post", 10},
+	{"search=lorem", 5},
+}
+
+// soakRead builds the readers' requests in the shares of soakReadKinds
+// and returns each one's kind (an index into soakReadKinds). Without
+// posts, single posts and comments are list pages.
+func soakRead(api string, ids []int64) func(context.Context, *rand.Rand) (int, *http.Request, error) {
+	return func(ctx context.Context, rng *rand.Rand) (int, *http.Request, error) {
+		r := rng.IntN(100)
+		kind, bound := 0, 0
+		for i, k := range soakReadKinds {
+			if bound += k.Pct; r < bound {
+				kind = i
+				break
+			}
+		}
+		if len(ids) == 0 && (kind == 2 || kind == 3) {
+			kind = 0
+		}
 		u := api + "/posts"
-		switch r := rng.IntN(100); {
-		case r < 50 || len(ids) == 0 && r < 95:
+		switch kind {
+		case 0:
 			u += "?page=" + strconv.Itoa(1+rng.IntN(50))
-		case r < 70:
+		case 1:
 			u += "?_embed&page=" + strconv.Itoa(1+rng.IntN(20))
-		case r < 85:
+		case 2:
 			u += "/" + strconv.FormatInt(ids[rng.IntN(len(ids))], 10)
-		case r < 95:
+		case 3:
 			u = api + "/comments?post=" + strconv.FormatInt(ids[rng.IntN(len(ids))], 10)
 		default:
 			u += "?search=lorem"
 		}
-		return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		return kind, req, err
 	}
 }
 
@@ -388,11 +451,11 @@ func (r *recorder) take(span time.Duration) SoakCount {
 	return count(lat, errs, span)
 }
 
-// total counts every interval taken, over span.
+// total counts every request recorded, over span.
 func (r *recorder) total(span time.Duration) SoakCount {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return count(slices.Clone(r.all), r.errs, span)
+	return count(slices.Concat(r.all, r.cur), r.errs+r.curErrs, span)
 }
 
 func count(lat []time.Duration, errs int64, span time.Duration) SoakCount {
@@ -603,6 +666,17 @@ func (r *SoakReport) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Whole soak: %.0f reads/s (p50 %s, p99 %s), %.0f writes/s (p50 %s, p99 %s), %d read errors, %d write errors.\n",
 		r.Reads.Rate, ms(r.Reads.P50), ms(r.Reads.P99), r.Writes.Rate, ms(r.Writes.P50), ms(r.Writes.P99), r.Reads.Errors, r.Writes.Errors)
+	if len(r.ReadKinds) > 0 {
+		b.WriteString("Reads by kind:")
+		for i, k := range r.ReadKinds {
+			sep := ";"
+			if i == len(r.ReadKinds)-1 {
+				sep = "."
+			}
+			fmt.Fprintf(&b, " %s %.0f/s (p50 %s, p99 %s)%s", k.Name, k.Rate, ms(k.P50), ms(k.P99), sep)
+		}
+		b.WriteString("\n")
+	}
 	if r.sqlite() {
 		fmt.Fprintf(&b, "WAL: largest %s, limit %s: %s.\n", mibZero(r.WALMax), mib(SoakWALLimit), verdict(r.WALBounded()))
 	} else {

@@ -154,7 +154,20 @@ func TestSoakReportsARowPerIntervalAndWhetherTheWALAndRSSStayedBounded(t *testin
 		t.Errorf("the writer committed %d batches of %d members for %d creates", batches, members, rep.Writes.Requests)
 	}
 
-	for _, want := range []string{"\nWhole soak: ", "\nRSS: peak ", "limit 200.0 MiB: within.\n"} {
+	if len(rep.ReadKinds) != 5 {
+		t.Errorf("reads by kind: %+v, want 5 kinds", rep.ReadKinds)
+	}
+	var byKind int64
+	for _, k := range rep.ReadKinds {
+		byKind += k.Requests
+		if !strings.Contains(text, " "+k.Name+" ") {
+			t.Errorf("summary lacks the reads of %s:\n%s", k.Name, text)
+		}
+	}
+	if byKind != rep.Reads.Requests {
+		t.Errorf("reads by kind add up to %d, reads are %d", byKind, rep.Reads.Requests)
+	}
+	for _, want := range []string{"\nWhole soak: ", "\nReads by kind: list pages 1-50 ", "\nRSS: peak ", "limit 200.0 MiB: within.\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}

@@ -24,38 +24,39 @@ func TestParagraphIsOneBlockOfAboutTheSize(t *testing.T) {
 func TestSoakReadMix(t *testing.T) {
 	t.Parallel()
 	const api = "http://x/api/svc/v2"
+	// Each kind's URL, matched by prefix.
+	prefixes := []string{"/posts?page=", "/posts?_embed&page=", "/posts/1", "/comments?post=1", "/posts?search=lorem"}
 	build := soakRead(api, []int64{11, 12, 13})
 	rng := rand.New(rand.NewPCG(1, 2))
-	counts := map[string]int{}
+	counts := make([]int, len(soakReadKinds))
 	const n = 20000
 	for range n {
-		req, err := build(context.Background(), rng)
+		kind, req, err := build(context.Background(), rng)
 		if err != nil {
 			t.Fatal(err)
 		}
 		u := strings.TrimPrefix(req.URL.String(), api)
-		switch {
-		case strings.HasPrefix(u, "/posts?page="):
-			counts["list"]++
-		case strings.HasPrefix(u, "/posts?_embed&page="):
-			counts["embed"]++
-		case u == "/posts/11" || u == "/posts/12" || u == "/posts/13":
-			counts["single"]++
-		case strings.HasPrefix(u, "/comments?post=1"):
-			counts["comments"]++
-		case u == "/posts?search=lorem":
-			counts["search"]++
-		default:
-			t.Fatalf("unexpected read %s", req.URL)
+		if req.Method != "GET" || !strings.HasPrefix(u, prefixes[kind]) {
+			t.Fatalf("read of kind %s: %s %s", soakReadKinds[kind].Name, req.Method, req.URL)
 		}
-		if req.Method != "GET" {
-			t.Fatalf("read %s %s", req.Method, req.URL)
+		counts[kind]++
+	}
+	sum := 0
+	for i, k := range soakReadKinds {
+		sum += k.Pct
+		if got := counts[i] * 100 / n; got < k.Pct-2 || got > k.Pct+2 {
+			t.Errorf("%s: %d%% of the reads, want about %d%%", k.Name, got, k.Pct)
 		}
 	}
-	for kind, pct := range map[string]int{"list": 50, "embed": 20, "single": 15, "comments": 10, "search": 5} {
-		got := counts[kind] * 100 / n
-		if got < pct-2 || got > pct+2 {
-			t.Errorf("%s: %d%% of the reads, want about %d%%", kind, got, pct)
+	if sum != 100 {
+		t.Errorf("the kinds' shares add up to %d%%", sum)
+	}
+	// Without posts, the reads that need one are list pages.
+	empty := soakRead(api, nil)
+	for range 1000 {
+		kind, req, err := empty(context.Background(), rng)
+		if err != nil || kind == 2 || kind == 3 || !strings.HasPrefix(strings.TrimPrefix(req.URL.String(), api), prefixes[kind]) {
+			t.Fatalf("read without posts: kind %d %s %v", kind, req.URL, err)
 		}
 	}
 }

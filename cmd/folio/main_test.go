@@ -543,6 +543,32 @@ func TestBenchKeep(t *testing.T) {
 	}
 }
 
+// TestBenchSoak runs `folio bench --soak`: a row a second while it runs,
+// then the summary, the same text in --out.
+func TestBenchSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark")
+	}
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "soak.md")
+	r := run(t, nil, "bench", "--posts", "10", "--soak", "2s", "--soak-interval", "1s", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("bench --soak: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rows := regexp.MustCompile(`(?m)^\| (0:0[12]) \| (\d+) \| [\d.]+ ms \| [\d.]+ ms \| (\d+) \| [\d.]+ ms \| [\d.]+ ms \| 0 \| [\d.]+ MiB \| [\d.]+ MiB \| [\d.]+ MiB \| [\d.]+ MiB \| \d+ \| `).FindAllStringSubmatch(r.stdout, -1)
+	if len(rows) != 2 || rows[0][1] != "0:01" || rows[1][1] != "0:02" {
+		t.Fatalf("want a row at 0:01 and 0:02, got %q:\n%s", rows, r.stdout)
+	}
+	for _, want := range []string{"\nWhole soak: ", "\nWAL: largest ", "limit 128.0 MiB: within.", "limit 200.0 MiB: within."} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the soak's report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != r.stdout {
+		t.Errorf("--out holds %q (%v), want what was printed:\n%s", b, err, r.stdout)
+	}
+}
+
 // TestBenchOnSeveralNodes runs `folio bench --nodes 2` on PostgreSQL: two
 // serve processes share the database and the load.
 func TestBenchOnSeveralNodes(t *testing.T) {

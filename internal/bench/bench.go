@@ -86,6 +86,11 @@ type Options struct {
 	// (PostgreSQL only; default 1). The load's requests go to them in
 	// turn, as a round-robin load balancer would send them.
 	Nodes int
+	// Soak, for Soak, is how long the soak's load runs.
+	Soak time.Duration
+	// SoakInterval is how often a soak reports; 0 means
+	// DefaultSoakInterval.
+	SoakInterval time.Duration
 }
 
 // runs reports whether the scenario named name is to run.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store/postgres"
 )
 
@@ -18,6 +20,9 @@ type benchSite struct {
 	ids []int64
 	// appPass is an application password of the benchmark's administrator.
 	appPass string
+	// dbFile is the SQLite database file; dbURL the PostgreSQL schema's
+	// URL. One of them is set.
+	dbFile, dbURL string
 }
 
 // prepareSite seeds a site for the run (or finds the one opts.Keep holds),
@@ -72,9 +77,10 @@ func prepareSite(ctx context.Context, opts Options, logf func(string, ...any)) (
 		}
 		where = u
 	}
-	site = &benchSite{args: []string{"--data", dir}, backend: backend}
+	site = &benchSite{args: []string{"--data", dir}, backend: backend, dbFile: filepath.Join(dir, config.DatabaseFile)}
 	if opts.Database != "" {
 		site.args = []string{"--database", where}
+		site.dbFile, site.dbURL = "", where
 	}
 
 	if kept != nil {

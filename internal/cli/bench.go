@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -40,6 +41,13 @@ func newBenchCmd() *cobra.Command {
 				}
 				return server.OpenStore(ctx, cfg)
 			}
+			if opts.Soak > 0 {
+				rep, err := bench.Soak(ctx, opts, cmd.OutOrStdout())
+				if err != nil {
+					return err
+				}
+				return writeReport(out, rep.WriteMarkdown)
+			}
 			rep, err := bench.Run(ctx, opts)
 			if err != nil {
 				return err
@@ -67,8 +75,26 @@ func newBenchCmd() *cobra.Command {
 	fl.BoolVar(&opts.NoResponseCache, "no-response-cache", false, "run the server with its anonymous response cache off")
 	fl.IntVar(&opts.Nodes, "nodes", 1, "number of folio serve processes sharing the --database, each getting requests in turn")
 	fl.StringVar(&opts.Keep, "keep", "", "keep the seeded site in this directory (a --data directory, or on PostgreSQL a note naming the kept schema); a later run with the same directory and --posts measures it again without seeding")
+	fl.DurationVar(&opts.Soak, "soak", 0, "instead of the scenarios, a soak of this duration: 12 connections reading and 4 creating posts at once, reporting rates, p50/p99, WAL and database size and the server's RSS every --soak-interval")
+	fl.DurationVar(&opts.SoakInterval, "soak-interval", bench.DefaultSoakInterval, "how often a --soak reports")
 	fl.StringSliceVar(&opts.Only, "only", nil, "run only the scenarios whose names contain one of these strings, or are exactly the rest of a string that starts with = (comma-separated; hello always runs)")
 	return cmd
+}
+
+// writeReport writes a report with write to the file out, when one is
+// named.
+func writeReport(out string, write func(io.Writer) error) error {
+	if out == "" {
+		return nil
+	}
+	var b strings.Builder
+	if err := write(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
 }
 
 // newBenchHelloCmd is the hidden baseline server `folio bench` starts.

@@ -1,7 +1,8 @@
 // Package metrics keeps Folio's Prometheus metrics (github.com/prometheus/
 // client_golang): HTTP requests by route pattern, method and status class,
 // their durations, requests in flight, webhook deliveries by outcome,
-// database pool statistics and the Go runtime and process collectors.
+// database pool statistics, SQLite's group commit (batches, checkpoints,
+// WAL size) and the Go runtime and process collectors.
 // Every metric name starts with "folio_". The server registers the
 // gauges it reads from its own parts (response cache, webhook outbox,
 // image queue) with Register; Handler serves them all in the Prometheus
@@ -230,5 +231,69 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(poolIdle, prometheus.GaugeValue, float64(s.Idle), s.Pool)
 		ch <- prometheus.MustNewConstMetric(poolWaits, prometheus.CounterValue, float64(s.WaitCount), s.Pool)
 		ch <- prometheus.MustNewConstMetric(poolWaitSeconds, prometheus.CounterValue, s.WaitDuration.Seconds(), s.Pool)
+	}
+}
+
+// GroupCommitStats is what SQLite's group-commit writer has done since the
+// process started, read at every scrape.
+type GroupCommitStats struct {
+	// Batches is how many batches (SQLite transactions) committed; Members
+	// how many write transactions they held (Members/Batches is the mean
+	// batch size); Shared how many batches held more than one.
+	Batches, Members, Shared int64
+	// Checkpoints are the WAL checkpoints the writer ran.
+	Checkpoints []CheckpointCount
+	// WALBytes is the WAL file's size now; negative when unknown.
+	WALBytes int64
+}
+
+// CheckpointCount counts the checkpoints of one mode ("truncate") with one
+// result: "done" (the WAL was checkpointed and truncated) or "busy"
+// (readers on older WAL frames kept it from completing).
+type CheckpointCount struct {
+	Mode, Result string
+	N            int64
+}
+
+var (
+	groupBatches = prometheus.NewDesc(Namespace+"_sqlite_group_batches_total",
+		"Batches of write transactions the SQLite writer committed as one SQLite transaction.", nil, nil)
+	groupMembers = prometheus.NewDesc(Namespace+"_sqlite_group_members_total",
+		"Write transactions the committed batches held (divided by the batches: members per batch).", nil, nil)
+	groupShared = prometheus.NewDesc(Namespace+"_sqlite_group_shared_batches_total",
+		"Committed batches that held more than one write transaction.", nil, nil)
+	groupCheckpoints = prometheus.NewDesc(Namespace+"_sqlite_wal_checkpoints_total",
+		"WAL checkpoints the SQLite writer ran, by mode and result (done, or busy: readers kept it from completing).", []string{"mode", "result"}, nil)
+	walBytes = prometheus.NewDesc(Namespace+"_sqlite_wal_bytes",
+		"Size of the SQLite write-ahead log file.", nil, nil)
+)
+
+// GroupCommitCollector returns a collector of the SQLite writer's batch
+// and checkpoint counters and the WAL's size, which stats reports at every
+// scrape.
+func GroupCommitCollector(stats func() GroupCommitStats) prometheus.Collector {
+	return &groupCollector{stats: stats}
+}
+
+type groupCollector struct {
+	stats func() GroupCommitStats
+}
+
+func (c *groupCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{groupBatches, groupMembers, groupShared, groupCheckpoints, walBytes} {
+		ch <- d
+	}
+}
+
+func (c *groupCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.stats()
+	ch <- prometheus.MustNewConstMetric(groupBatches, prometheus.CounterValue, float64(s.Batches))
+	ch <- prometheus.MustNewConstMetric(groupMembers, prometheus.CounterValue, float64(s.Members))
+	ch <- prometheus.MustNewConstMetric(groupShared, prometheus.CounterValue, float64(s.Shared))
+	for _, cp := range s.Checkpoints {
+		ch <- prometheus.MustNewConstMetric(groupCheckpoints, prometheus.CounterValue, float64(cp.N), cp.Mode, cp.Result)
+	}
+	if s.WALBytes >= 0 {
+		ch <- prometheus.MustNewConstMetric(walBytes, prometheus.GaugeValue, float64(s.WALBytes))
 	}
 }

@@ -102,3 +102,49 @@ func BenchmarkDone(b *testing.B) {
 		}
 	})
 }
+
+func TestGroupCommitCollectorReportsBatchesCheckpointsAndWAL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		wal     int64
+		want    []string
+		wantNot []string
+	}{
+		{"wal known", 4096, []string{`folio_sqlite_wal_bytes 4096`}, nil},
+		{"wal unknown", -1, nil, []string{`folio_sqlite_wal_bytes`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := New()
+			err := m.Register(GroupCommitCollector(func() GroupCommitStats {
+				return GroupCommitStats{
+					Batches: 10, Members: 37, Shared: 4,
+					Checkpoints: []CheckpointCount{{Mode: "truncate", Result: "done", N: 2}, {Mode: "truncate", Result: "busy", N: 1}},
+					WALBytes:    tt.wal,
+				}
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := scrape(t, m)
+			for _, want := range append([]string{
+				`folio_sqlite_group_batches_total 10`,
+				`folio_sqlite_group_members_total 37`,
+				`folio_sqlite_group_shared_batches_total 4`,
+				`folio_sqlite_wal_checkpoints_total{mode="truncate",result="done"} 2`,
+				`folio_sqlite_wal_checkpoints_total{mode="truncate",result="busy"} 1`,
+			}, tt.want...) {
+				if !strings.Contains(text, want) {
+					t.Errorf("metrics lack %s", want)
+				}
+			}
+			for _, not := range tt.wantNot {
+				if strings.Contains(text, not+" ") {
+					t.Errorf("metrics hold %s", not)
+				}
+			}
+		})
+	}
+}

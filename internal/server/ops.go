@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/sqlite"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -346,8 +348,8 @@ func (w *statusWriter) Flush() {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // registerMetrics adds the gauges read from the site's parts: the
-// response cache, the database pools, the webhook outbox and the image
-// queue.
+// response cache, the database pools, SQLite's group commit, the webhook
+// outbox and the image queue.
 func (s *Server) registerMetrics(rs *rest.Server) error {
 	var cs []prometheus.Collector
 	if _, on := rs.CacheStats(); on {
@@ -366,6 +368,9 @@ func (s *Server) registerMetrics(rs *rest.Server) error {
 	if h, ok := s.store.(store.Health); ok {
 		cs = append(cs, metrics.PoolCollector(h.PoolStats), &outboxCollector{h: h, logger: s.logger})
 	}
+	if db, ok := s.store.(*sqlite.DB); ok {
+		cs = append(cs, metrics.GroupCommitCollector(func() metrics.GroupCommitStats { return groupCommitStats(db) }))
+	}
 	capacity := s.cfg.Media.ImageWorkers + s.cfg.Media.ImageQueueLen()
 	cs = append(cs,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: metrics.Namespace, Name: "image_queue_pending",
@@ -376,6 +381,27 @@ func (s *Server) registerMetrics(rs *rest.Server) error {
 			func() float64 { return float64(capacity) }),
 	)
 	return s.metrics.Register(cs...)
+}
+
+// groupCommitStats reads the SQLite writer's counters and the WAL's size.
+func groupCommitStats(db *sqlite.DB) metrics.GroupCommitStats {
+	g := db.GroupStats()
+	st := metrics.GroupCommitStats{
+		Batches: g.Batches.Load(),
+		Members: g.Members.Load(),
+		Shared:  g.Shared.Load(),
+		Checkpoints: []metrics.CheckpointCount{
+			{Mode: "truncate", Result: "done", N: g.Checkpoints.Load()},
+			{Mode: "truncate", Result: "busy", N: g.CheckpointsBusy.Load()},
+		},
+		WALBytes: -1,
+	}
+	if fi, err := os.Stat(db.Path() + "-wal"); err == nil {
+		st.WALBytes = fi.Size()
+	} else if errors.Is(err, os.ErrNotExist) {
+		st.WALBytes = 0
+	}
+	return st
 }
 
 // outboxTimeout bounds the outbox count of one scrape.

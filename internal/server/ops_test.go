@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -634,5 +635,86 @@ func TestAClientThatWentAwayIsLoggedAndCountedAs499(t *testing.T) {
 	}
 	if !strings.Contains(o.scrape(), `folio_http_requests_total{code="4xx",method="GET",route="/api/svc/v2/posts"} 1`) {
 		t.Error("the 499 is not counted as 4xx")
+	}
+}
+
+// metricValue returns the value of the sample line that starts with
+// series (name and labels) in a scrape's text, and whether there is one.
+func metricValue(t *testing.T, text, series string) (float64, bool) {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("metric %s: %v", series, err)
+			}
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+func TestMetricsCountSQLiteGroupCommitBatchesAndCheckpoints(t *testing.T) {
+	t.Parallel()
+	o := newOpsSite(t, nil)
+	series := []string{
+		"folio_sqlite_group_batches_total",
+		"folio_sqlite_group_members_total",
+		"folio_sqlite_group_shared_batches_total",
+		`folio_sqlite_wal_checkpoints_total{mode="truncate",result="done"}`,
+		`folio_sqlite_wal_checkpoints_total{mode="truncate",result="busy"}`,
+		"folio_sqlite_wal_bytes",
+	}
+	before := o.scrape()
+	if storetest.Backend() == "postgres" {
+		if strings.Contains(before, "folio_sqlite_") {
+			t.Errorf("PostgreSQL site reports SQLite metrics:\n%s", before)
+		}
+		return
+	}
+	was := map[string]float64{}
+	for _, s := range series {
+		v, ok := metricValue(t, before, s)
+		if !ok {
+			t.Fatalf("metrics lack %s", s)
+		}
+		was[s] = v
+	}
+	const creates = 3
+	for i := range creates {
+		rec := o.do("POST", "/api/svc/v2/posts", strings.NewReader(`{"title":"batch `+strconv.Itoa(i)+`","status":"publish"}`), func(r *http.Request) {
+			r.Header.Set("Content-Type", "application/json")
+			r.SetBasicAuth("ed", o.appPwd)
+		})
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("create %d = %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	after := o.scrape()
+	now := map[string]float64{}
+	for _, s := range series {
+		v, ok := metricValue(t, after, s)
+		if !ok {
+			t.Fatalf("metrics lack %s after the creates", s)
+		}
+		now[s] = v
+	}
+	// Each create is at least one write transaction; the creates were
+	// sent one after the other, so each batch committed before the next.
+	if d := now[series[0]] - was[series[0]]; d < creates {
+		t.Errorf("batches grew by %v over %d creates, want at least %d", d, creates, creates)
+	}
+	if d := now[series[1]] - was[series[1]]; d < creates {
+		t.Errorf("members grew by %v over %d creates, want at least %d", d, creates, creates)
+	}
+	if now[series[2]] > now[series[0]] {
+		t.Errorf("shared batches %v exceed batches %v", now[series[2]], now[series[0]])
+	}
+	// A test site's WAL stays far below the checkpoint threshold.
+	if now[series[3]] != 0 || now[series[4]] != 0 {
+		t.Errorf("checkpoints done %v busy %v, want none on a small WAL", now[series[3]], now[series[4]])
+	}
+	if now[series[5]] <= 0 {
+		t.Errorf("WAL bytes = %v after writes, want its size", now[series[5]])
 	}
 }

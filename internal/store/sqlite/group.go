@@ -61,6 +61,9 @@ type group struct {
 	// maxMembers and maxAge bound a batch (groupMaxMembers, groupMaxAge).
 	maxMembers int
 	maxAge     time.Duration
+	// walLimit and checkEvery are walCheckpointBytes and walCheckEvery.
+	walLimit   int64
+	checkEvery int
 
 	// turn is held (a value sent) by the goroutine using the writer
 	// connection; cur and sinceCheck are the turn holder's.
@@ -78,8 +81,10 @@ type GroupStats struct {
 	// Batches is how many batches committed; Members how many write
 	// transactions they held; Shared how many batches held more than one.
 	Batches, Members, Shared atomic.Int64
-	// Checkpoints counts the WAL truncations the writer ran.
-	Checkpoints atomic.Int64
+	// Checkpoints counts the WAL truncations the writer completed;
+	// CheckpointsBusy the ones readers kept from completing (the WAL was
+	// not truncated).
+	Checkpoints, CheckpointsBusy atomic.Int64
 }
 
 // batch is one SQLite transaction holding several write transactions.
@@ -93,7 +98,8 @@ type batch struct {
 }
 
 func newGroup(db *sql.DB, w *writeStmts, path string) *group {
-	return &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge, turn: make(chan struct{}, 1)}
+	return &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge,
+		walLimit: walCheckpointBytes, checkEvery: walCheckEvery, turn: make(chan struct{}, 1)}
 }
 
 // acquire takes the turn, or fails when ctx ends first.
@@ -181,16 +187,22 @@ func (g *group) abort(err error) {
 func (g *group) afterBatch() {
 	g.w.preparePending()
 	g.sinceCheck++
-	if g.sinceCheck < walCheckEvery {
+	if g.sinceCheck < g.checkEvery {
 		return
 	}
 	g.sinceCheck = 0
-	if fi, err := os.Stat(g.wal); err != nil || fi.Size() < walCheckpointBytes {
+	if fi, err := os.Stat(g.wal); err != nil || fi.Size() < g.walLimit {
 		return
 	}
 	// Waits (busy_timeout) for the readers still on old WAL frames, then
 	// truncates the WAL; a failure leaves it to the next check.
-	if _, err := g.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err == nil {
+	var busy, walFrames, moved int64
+	if err := g.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &walFrames, &moved); err != nil {
+		return
+	}
+	if busy != 0 {
+		g.stats.CheckpointsBusy.Add(1)
+	} else {
 		g.stats.Checkpoints.Add(1)
 	}
 }

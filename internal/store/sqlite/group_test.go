@@ -304,3 +304,81 @@ func write(ctx context.Context, c sqlstore.Conns, v string) error {
 	time.Sleep(time.Millisecond)
 	return tx.Commit(ctx)
 }
+
+// TestGroupCommitCountsTruncationsAndCheckpointsReadersBlocked: past the
+// WAL limit the writer truncates the WAL after a batch; a reader holding a
+// snapshot keeps the truncation from completing, which counts as busy and
+// leaves the WAL, until the reader ends and the next batch truncates it.
+func TestGroupCommitCountsTruncationsAndCheckpointsReadersBlocked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "folio.db")
+	// A short busy timeout: the blocked truncation gives up quickly.
+	db, err := Open(ctx, path, Options{BusyTimeoutMS: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	groupTable(t, db)
+	g := db.c.group
+	g.walLimit, g.checkEvery = 1, 1 // look after every batch, truncate any WAL
+	write := func(v string) {
+		t.Helper()
+		tx, err := db.c.Begin(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO gc (v) VALUES (?)`, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	stats := db.GroupStats()
+	check := func(step string, done, busy int64, walEmpty bool) {
+		t.Helper()
+		if d, b := stats.Checkpoints.Load(), stats.CheckpointsBusy.Load(); d != done || b != busy {
+			t.Errorf("%s: checkpoints done %d busy %d, want %d and %d", step, d, b, done, busy)
+		}
+		if n := walSize(); (n == 0) != walEmpty {
+			t.Errorf("%s: WAL of %d bytes, want empty %v", step, n, walEmpty)
+		}
+	}
+
+	write("a")
+	check("no reader", 1, 0, true)
+
+	snap, err := db.c.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := snap.Query(ctx, `SELECT count(*) FROM gc`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Close() // the snapshot stays open: its read transaction holds it
+	write("b")
+	check("a reader on a snapshot", 1, 1, false)
+
+	if err := snap.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write("c")
+	check("the reader gone", 2, 1, true)
+	if got := committedValues(t, db); len(got) != 3 {
+		t.Errorf("rows %v, want a, b and c", got)
+	}
+}

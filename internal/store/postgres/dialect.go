@@ -78,6 +78,19 @@ func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string 
 	return `array_to_tsvector(folio_search_words(` + col + `)) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`
 }
 
+// PhraseSearch matches the words of each column (folio_search_words,
+// joined by spaces after a leading one) against ' w1[^ ]* w2[^ ]* …':
+// the words are letters and digits only, nothing a regular expression
+// reads as an operator.
+func (dialect) PhraseSearch(a *sqlstore.Args, phrase []string, cols ...string) string {
+	re := a.Add(" " + strings.Join(phrase, "[^ ]* "))
+	alts := make([]string, len(cols))
+	for i, col := range cols {
+		alts[i] = `(' ' || array_to_string(folio_search_words(` + col + `), ' ')) ~ ` + re
+	}
+	return `(` + strings.Join(alts, ` OR `) + `)`
+}
+
 // prefixQuery returns the tsquery text that every word begins a lexeme.
 func prefixQuery(words []string) string {
 	esc := strings.NewReplacer(`\`, `\\`, `'`, `''`)

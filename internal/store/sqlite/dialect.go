@@ -32,6 +32,10 @@ func init() {
 	// folio_search_fields(words, field, ...) is 1 when every one of the
 	// space-separated words begins a word of one of the fields.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_fields", -1, searchFieldsFunc)
+	// folio_search_phrase(words, field, ...) is 1 when the space-separated
+	// words are consecutive words of one of the fields, each beginning
+	// the word at its place.
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_phrase", -1, searchPhraseFunc)
 	// folio_search_match(text, words) is 1 when every one of the
 	// space-separated words begins a word of text.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_match", 2, searchMatchFunc)
@@ -93,6 +97,22 @@ func searchFieldsFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Va
 		fields[i] = text(v)
 	}
 	if sqlstore.SearchFieldsMatch(strings.Fields(text(args[0])), fields...) {
+		return int64(1), nil
+	}
+	return int64(0), nil
+}
+
+// searchPhraseFunc implements folio_search_phrase:
+// sqlstore.SearchPhraseMatch.
+func searchPhraseFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if len(args) < 1 {
+		return nil, errors.New("folio_search_phrase: no phrase")
+	}
+	fields := make([]string, len(args)-1)
+	for i, v := range args[1:] {
+		fields[i] = text(v)
+	}
+	if sqlstore.SearchPhraseMatch(strings.Fields(text(args[0])), fields...) {
 		return int64(1), nil
 	}
 	return int64(0), nil
@@ -226,6 +246,10 @@ func (dialect) SearchWithin(a *sqlstore.Args, words []string, lo, hi string) str
 }
 
 func (dialect) ProtectedPosts() string { return `posts INDEXED BY posts_protected` }
+
+func (dialect) PhraseSearch(a *sqlstore.Args, phrase []string, cols ...string) string {
+	return `folio_search_phrase(` + a.Add(strings.Join(phrase, " ")) + `, ` + strings.Join(cols, ", ") + `)`
+}
 
 func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string {
 	return `folio_search_match(` + col + `, ` + a.Add(strings.Join(words, " ")) + `)`

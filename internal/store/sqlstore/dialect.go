@@ -56,6 +56,10 @@ type Dialect interface {
 	// without an index: searches evaluate it only on the rows PostSearch
 	// found that are password-protected.
 	TitleSearch(a *Args, col string, words []string) string
+	// PhraseSearch returns the condition that phrase is in one of the
+	// text columns cols as consecutive words, each beginning the word at
+	// its place (SearchPhraseMatch), worked out on the row.
+	PhraseSearch(a *Args, phrase []string, cols ...string) string
 	// MonthStart returns the condition that posts.date is in the month
 	// post_counts names by month (an expression) or, when before is set,
 	// in an earlier month; when not set, in that month or a later one.

@@ -194,19 +194,40 @@ func (db *DB) postFilterTerms(q *store.PostQuery, a *Args, seek, termSeek bool) 
 // (store.PostQuery.Search). A search without any word (only punctuation)
 // matches nothing.
 func searchCond(d Dialect, c *cond, a *Args, q *store.PostQuery, seek bool) {
-	words := searchTerms(q.Search)
-	if len(words) == 0 {
-		c.add(`FALSE`)
+	sq := parseSearch(q.Search)
+	words := sq.words
+	if sq.plain() {
+		if len(words) == 0 {
+			c.add(`FALSE`)
+			return
+		}
+		c.add(d.PostSearch(a, words, seek))
+		c.add(searchReadable(d, a, q, words))
 		return
 	}
-	c.add(d.PostSearch(a, words, seek))
-	c.add(searchReadable(d, a, q, words))
+	// Phrases and excluded terms: a post the caller may read is checked
+	// on its text, any other on its title alone, excluded terms too, so
+	// that leaving a post out never tells what its hidden text holds.
+	var text, title []string
+	if len(words) > 0 {
+		c.add(d.PostSearch(a, words, seek))
+		title = append(title, d.TitleSearch(a, "title", words))
+	}
+	for _, ex := range sq.exclude {
+		text = append(text, `NOT `+d.PostSearch(a, ex, false))
+		title = append(title, `NOT `+d.TitleSearch(a, "title", ex))
+	}
+	for _, ph := range sq.phrases {
+		text = append(text, d.PhraseSearch(a, ph, "title", "excerpt", "content"))
+		title = append(title, d.PhraseSearch(a, ph, "title"))
+	}
+	readable := searchOpen(d, a, q)
+	c.add(`((` + readable + `) AND ` + strings.Join(text, ` AND `) + ` OR NOT (` + readable + `) AND ` + strings.Join(title, ` AND `) + `)`)
 }
 
-// searchReadable returns the condition that a post matching a search's
-// words in its text may be listed: it has no password, or the caller may
-// read it, or its title alone matches.
-func searchReadable(d Dialect, a *Args, q *store.PostQuery, words []string) string {
+// searchOpen returns the condition that the caller may read a post's
+// text: it has no password, or the caller sent it, or may read it anyway.
+func searchOpen(d Dialect, a *Args, q *store.PostQuery) string {
 	// posts_protected, a partial index, lists the protected posts: the
 	// others pass without reading their row.
 	open := `posts.id NOT IN (SELECT pp.id FROM posts pp WHERE pp.password <> '')`
@@ -216,7 +237,14 @@ func searchReadable(d Dialect, a *Args, q *store.PostQuery, words []string) stri
 	if q.SearchProtected != nil {
 		open += ` OR ` + visibilityExpr(d, a, "", q.SearchProtected)
 	}
-	return `(` + open + ` OR ` + d.TitleSearch(a, "title", words) + `)`
+	return open
+}
+
+// searchReadable returns the condition that a post matching a search's
+// words in its text may be listed: it has no password, or the caller may
+// read it, or its title alone matches.
+func searchReadable(d Dialect, a *Args, q *store.PostQuery, words []string) string {
+	return `(` + searchOpen(d, a, q) + ` OR ` + d.TitleSearch(a, "title", words) + `)`
 }
 
 // postOrder returns the ORDER BY clause for q; ties break on id in the
@@ -252,7 +280,8 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 	if monthSeekable(&q) {
 		return o.monthSeek(ctx, &q)
 	}
-	if words := searchTerms(q.Search); len(words) > 0 && !(q.OrderBy == "include" && len(q.Include) > 0) {
+	if sq := parseSearch(q.Search); sq.plain() && len(sq.words) > 0 && !(q.OrderBy == "include" && len(q.Include) > 0) {
+		words := sq.words
 		a := &Args{}
 		if guard := o.db.d.SearchMatches(a, words, o.db.searchFew); guard != "" {
 			if windowable(o.db.d, &q) {

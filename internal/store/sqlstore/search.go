@@ -126,17 +126,102 @@ func SearchMatch(text string, words []string) bool {
 	return true
 }
 
-// searchTerms returns the distinct words of a search, in order.
-func searchTerms(s string) []string {
-	var out []string
+// searchQuery is a search split as WordPress (4.4 and later) splits one:
+// into words, "quoted phrases" and -excluded terms (docs/search.md).
+type searchQuery struct {
+	// words are the distinct words every one of which begins a word of a
+	// matching post (those of its phrases included), in order.
+	words []string
+	// phrases are the quoted phrases of two words or more: each is in a
+	// matching post as consecutive words, each beginning the word at its
+	// place.
+	phrases [][]string
+	// exclude are the terms after a '-': a post that has every word of
+	// one of them does not match.
+	exclude [][]string
+}
+
+// plain reports whether the search is only words (no phrase, nothing
+// excluded), which the full-text index answers alone.
+func (sq searchQuery) plain() bool { return len(sq.phrases) == 0 && len(sq.exclude) == 0 }
+
+// parseSearch splits a search: a term is a run of characters up to a
+// space, tab, comma or plus, or everything between double quotes (a
+// phrase; an unclosed quote runs to the end); a term that begins with '-'
+// is excluded. Each term is then split into words as texts are
+// (SearchWords): a term of one word is that word, a quoted term of
+// several a phrase, an unquoted one ("well-known", "3.14") its words. A
+// term without any word is ignored.
+func parseSearch(s string) searchQuery {
+	var sq searchQuery
 	seen := map[string]bool{}
-	for _, w := range SearchWords(s) {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
+	add := func(ws []string) {
+		for _, w := range ws {
+			if !seen[w] {
+				seen[w] = true
+				sq.words = append(sq.words, w)
+			}
 		}
 	}
-	return out
+	for len(s) > 0 {
+		if strings.ContainsRune(" \t,+\n\r", rune(s[0])) {
+			s = s[1:]
+			continue
+		}
+		negate := false
+		if s[0] == '-' && len(s) > 1 {
+			negate, s = true, s[1:]
+		}
+		var term string
+		quoted := s[0] == '"'
+		if quoted {
+			end := strings.IndexByte(s[1:], '"')
+			if end < 0 {
+				term, s = s[1:], ""
+			} else {
+				term, s = s[1:1+end], s[2+end:]
+			}
+		} else {
+			end := strings.IndexAny(s, " \t,+\n\r\"")
+			if end < 0 {
+				end = len(s)
+			}
+			term, s = s[:end], s[end:]
+		}
+		ws := SearchWords(term)
+		switch {
+		case len(ws) == 0:
+		case negate:
+			sq.exclude = append(sq.exclude, ws)
+		case quoted && len(ws) > 1:
+			sq.phrases = append(sq.phrases, ws)
+			add(ws)
+		default:
+			add(ws)
+		}
+	}
+	return sq
+}
+
+// SearchPhraseMatch reports whether phrase is in one of fields as
+// consecutive words, each beginning the word at its place.
+func SearchPhraseMatch(phrase []string, fields ...string) bool {
+	for _, f := range fields {
+		ws := SearchWords(f)
+		for i := 0; i+len(phrase) <= len(ws); i++ {
+			ok := true
+			for j, p := range phrase {
+				if !strings.HasPrefix(ws[i+j], p) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SearchFieldsMatch reports whether every one of words begins a word of

@@ -67,9 +67,10 @@ func searchKinds(q *store.PostQuery) ([]string, bool) {
 // read them. ok is false when the search needs the plain count.
 func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok bool, err error) {
 	sc, can := o.db.d.(SearchCounter)
-	words := searchTerms(q.Search)
+	sq := parseSearch(q.Search)
+	words := sq.words
 	kinds, countable := searchKinds(q)
-	if !can || !countable || len(words) == 0 {
+	if !can || !countable || len(words) == 0 || !sq.plain() {
 		return 0, false, nil
 	}
 	if len(kinds) == 0 { // no status is visible

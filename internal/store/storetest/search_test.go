@@ -130,7 +130,8 @@ func TestSearchWords(t *testing.T) {
 		{`"NEAR"`, []int64{4}},
 		{"near AND or not", []int64{4}},
 		{"NEAR(", []int64{4}},
-		{"-minus", []int64{4}},
+		{"-minus", []int64{10, 9, 8, 7, 6, 5, 3, 2, 1}}, // excluded
+		{"minus", []int64{4}},
 		{"*star", []int64{4}},
 		{"star*", []int64{4}},
 		{"^caret", []int64{4}},
@@ -159,6 +160,25 @@ func TestSearchWords(t *testing.T) {
 		{"tulips", []int64{}}, // the text of a protected post
 		{"protected", []int64{5}},
 		{"protected tulips", []int64{}},
+		// Phrases: consecutive words, each beginning the word at its place.
+		{`"tomatoes in the"`, []int64{1}},
+		{`"tom in th"`, []int64{1}},
+		{`"in tomatoes"`, []int64{}},
+		{`"well-known"`, []int64{9}},
+		{`"known well"`, []int64{}},
+		{"known well", []int64{9}},
+		{`garden "strong coffee"`, []int64{}},
+		{`"strong coffee" sugar`, []int64{2}},
+		{`"secret tulips"`, []int64{}}, // the text of a protected post
+		// Exclusions: a protected post the caller may not read is left out
+		// only for what its title says.
+		{"garden -tomatoes", []int64{7, 5}},
+		{"garden -secret", []int64{7, 5, 1}}, // its hidden text has "secret"
+		{"garden -protected", []int64{7, 1}},
+		{"-garden", []int64{10, 9, 8, 6, 4, 3, 2}},
+		{"-garden -coffee -東京", []int64{10, 9, 6, 4, 3}},
+		{`gard -"tomatoes in"`, []int64{7, 5}},
+		{"coffee,morning+strong", []int64{2}},
 	}
 	for _, tt := range tests {
 		q := store.PostQuery{Types: []string{"post"}, Search: tt.search}
@@ -179,12 +199,19 @@ func TestSearchWords(t *testing.T) {
 	// with its password or with the visibility that allows it.
 	for _, q := range []store.PostQuery{
 		{Types: []string{"post"}, Search: "protected tulips", SearchPassword: "pw"},
+		{Types: []string{"post"}, Search: `"secret tulips"`, SearchPassword: "pw"},
+		{Types: []string{"post"}, Search: "garden -tomatoes -prune", SearchPassword: "pw"},
 		{Types: []string{"post"}, Search: "tulips", SearchProtected: &store.Visibility{Public: []string{"publish"}}},
 	} {
 		got, err := db.ListPosts(ctx, q)
 		if err != nil || !reflect.DeepEqual(ids(got), []int64{5}) {
 			t.Errorf("search %+v = %v (%v), want [5]", q, ids(got), err)
 		}
+	}
+	// Read with its password, the protected post is left out for its text.
+	if got, err := db.ListPosts(ctx, store.PostQuery{Types: []string{"post"}, Search: "garden -secret", SearchPassword: "pw"}); err != nil ||
+		!reflect.DeepEqual(ids(got), []int64{7, 1}) {
+		t.Errorf("search garden -secret with the password = %v (%v), want [7 1]", ids(got), err)
 	}
 	got, err := db.ListPosts(ctx, store.PostQuery{Search: "tulips", SearchPassword: "wrong"})
 	if err != nil || len(got) != 0 {

@@ -3,17 +3,20 @@ package sqlite
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
@@ -380,5 +383,104 @@ func TestGroupCommitCountsTruncationsAndCheckpointsReadersBlocked(t *testing.T) 
 	check("the reader gone", 2, 1, true)
 	if got := committedValues(t, db); len(got) != 3 {
 		t.Errorf("rows %v, want a, b and c", got)
+	}
+}
+
+// TestGroupCommitIndexesSearchesOncePerBatch: posts written by the
+// transactions of one batch reach the full-text index when the batch
+// commits, in one index segment (not one per transaction), and a
+// transaction that rolls back leaves nothing in it.
+func TestGroupCommitIndexesSearchesOncePerBatch(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	g := db.c.group
+	g.maxAge = time.Minute // the batch closes when nobody waits, not by age
+	ctx := context.Background()
+	insert := func(tx interface {
+		Exec(context.Context, string, ...any) (sql.Result, error)
+	}, title string) error {
+		_, err := tx.Exec(ctx, `INSERT INTO posts (type, status, title, slug, content) VALUES ('post', 'publish', ?, ?, 'queued words')`,
+			title, strings.ToLower(title))
+		return err
+	}
+	first, err := db.c.Begin(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(first, "Alpha"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	run := func(title string, fail bool) {
+		defer wg.Done()
+		tx, err := db.c.Begin(ctx, true)
+		if err != nil {
+			errs <- err
+			return
+		}
+		if err := insert(tx, title); err != nil {
+			errs <- err
+			return
+		}
+		if fail {
+			errs <- tx.Rollback(ctx)
+			return
+		}
+		errs <- tx.Commit(ctx)
+	}
+	wg.Add(1)
+	go run("Beta", true)
+	waitWaiting(t, g, 1)
+	wg.Add(1)
+	go run("Gamma", false)
+	waitWaiting(t, g, 2)
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.ListPosts(ctx, store.PostQuery{Search: "queued"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, p := range got {
+		titles = append(titles, p.Title)
+	}
+	slices.Sort(titles)
+	if !slices.Equal(titles, []string{"Alpha", "Gamma"}) {
+		t.Fatalf("search found %v, want Alpha and Gamma", titles)
+	}
+	var queued, segments int
+	if err := db.c.read.QueryRow(`SELECT (SELECT COUNT(*) FROM posts_fts_queue), (SELECT COUNT(DISTINCT segid) FROM posts_fts_idx)`).Scan(&queued, &segments); err != nil {
+		t.Fatal(err)
+	}
+	if queued != 0 || segments != 1 {
+		t.Fatalf("after the batch: %d queued, %d index segments; want 0 and 1", queued, segments)
+	}
+
+	// A post deleted in the batch that inserted it never reaches the
+	// index; one deleted later leaves it.
+	err = db.Tx(ctx, func(tx store.Store) error {
+		p := &store.Post{Type: "post", Status: "publish", Title: "Delta", Content: "queued", Slug: "delta"}
+		if err := tx.InsertPost(ctx, p); err != nil {
+			return err
+		}
+		return tx.DeletePost(ctx, p.ID)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeletePost(ctx, got[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.CountPosts(ctx, store.PostQuery{Search: "queued"}); err != nil || n != 1 {
+		t.Fatalf("after the deletes, search counts %d (%v), want 1", n, err)
 	}
 }

@@ -225,6 +225,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
+	// The full-text index's changes are queued from here on (migration
+	// 0017); what a migration queued is applied with the first batch.
+	db.c.group.searchQueue.Store(true)
 	if len(applied) > 0 {
 		// New tables and indexes: gather planner statistics now.
 		if _, err := db.c.write.ExecContext(ctx, `PRAGMA optimize=0x10002`); err != nil {

@@ -43,15 +43,37 @@ INSERT INTO posts_fts (rowid, words)
 	SELECT id, folio_search_document(title, excerpt, content, type, status, password) FROM posts;
 INSERT INTO posts_fts (posts_fts) VALUES ('optimize');
 
+-- The triggers queue what changed (posts_fts_queue: i a new post, u a
+-- changed one, d a deleted one); the writer applies the queue to posts_fts
+-- in one go before each commit of a batch of write transactions
+-- (internal/store/sqlite/group.go, flushSearchQueue). FTS5 writes its
+-- pending words to the file at every savepoint, and every write
+-- transaction in a batch is a savepoint: written from the transactions,
+-- the index gained (and later merged) one segment per transaction,
+-- written from the queue one per batch.
+CREATE TABLE posts_fts_queue (
+	id INTEGER PRIMARY KEY,
+	op TEXT NOT NULL
+);
+
 CREATE TRIGGER posts_fts_insert AFTER INSERT ON posts BEGIN
-	INSERT INTO posts_fts (rowid, words)
-		VALUES (new.id, folio_search_document(new.title, new.excerpt, new.content, new.type, new.status, new.password));
+	INSERT INTO posts_fts_queue (id, op) VALUES (new.id, 'i')
+		ON CONFLICT (id) DO UPDATE SET op = 'u';
 END;
 
 CREATE TRIGGER posts_fts_update AFTER UPDATE OF title, excerpt, content, type, status, password ON posts
 	WHEN old.title IS NOT new.title OR old.excerpt IS NOT new.excerpt OR old.content IS NOT new.content
 		OR old.type IS NOT new.type OR old.status IS NOT new.status OR old.password IS NOT new.password
 BEGIN
-	UPDATE posts_fts SET words = folio_search_document(new.title, new.excerpt, new.content, new.type, new.status, new.password)
-		WHERE rowid = new.id;
+	INSERT INTO posts_fts_queue (id, op) VALUES (new.id, 'u')
+		ON CONFLICT (id) DO NOTHING;
+END;
+
+-- A post deleted before its queued insert reached the index leaves
+-- nothing to do; one deleted after, a deletion.
+DROP TRIGGER posts_fts_delete;
+CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts BEGIN
+	INSERT INTO posts_fts_queue (id, op) VALUES (old.id, 'd')
+		ON CONFLICT (id) DO UPDATE SET op = 'd' WHERE op = 'u';
+	DELETE FROM posts_fts_queue WHERE id = old.id AND op = 'i';
 END;

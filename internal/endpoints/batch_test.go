@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // batchEntry is one entry of a batch response.
@@ -16,16 +18,16 @@ type batchEntry struct {
 
 // batch posts a batch request as login and returns the response and its
 // entries.
-func (e *env) batch(login string, body map[string]any) (*resp, []batchEntry) {
-	e.t.Helper()
+func (e *env) batch(login string, body map[string]any) (*testkit.Response, []batchEntry) {
+	e.T.Helper()
 	r := e.do("POST", "/api/batch/v1", login, body)
 	if r.Status != 207 {
 		return r, nil
 	}
-	m := r.obj()
+	m := r.Object()
 	list, ok := m["responses"].([]any)
 	if !ok {
-		e.t.Fatalf("no responses list: %s", r.Body)
+		e.T.Fatalf("no responses list: %s", r.Body)
 	}
 	out := make([]batchEntry, len(list))
 	for i, it := range list {
@@ -72,7 +74,7 @@ func TestBatchRunsEachRequestInOrderAndAnswersMultiStatus(t *testing.T) {
 		req("PUT", fmt.Sprintf("/svc/v2/posts/%d", keep.ID), map[string]any{"title": "Kept and renamed"}),
 		req("DELETE", fmt.Sprintf("/svc/v2/posts/%d?force=true", gone.ID), nil),
 	}})
-	r.wantStatus(207)
+	r.WantStatus(207)
 	if len(got) != 4 {
 		t.Fatalf("%d entries, want 4: %s", len(got), r.Body)
 	}
@@ -92,11 +94,11 @@ func TestBatchRunsEachRequestInOrderAndAnswersMultiStatus(t *testing.T) {
 
 	// Every write is there for the next request.
 	id := int64(got[0].Body["id"].(float64))
-	e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", id), "").wantStatus(200)
-	if t2 := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", keep.ID), "").obj()["title"].(map[string]any)["rendered"]; t2 != "Kept and renamed" {
+	e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", id), "").WantStatus(200)
+	if t2 := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", keep.ID), "").Object()["title"].(map[string]any)["rendered"]; t2 != "Kept and renamed" {
 		t.Errorf("updated title = %v", t2)
 	}
-	e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", gone.ID), "editor").wantError(404, "rest_post_invalid_id")
+	e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", gone.ID), "editor").WantError(404, "rest_post_invalid_id")
 }
 
 func TestBatchSubRequestsHonourEachPermissionCheck(t *testing.T) {
@@ -115,7 +117,7 @@ func TestBatchSubRequestsHonourEachPermissionCheck(t *testing.T) {
 	wantEntry(t, got[1], 403, "rest_cannot_edit")
 	wantEntry(t, got[2], 403, "rest_cannot_create")
 	wantEntry(t, got[3], 403, "rest_cannot_delete")
-	if title := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", admins.ID), "").obj()["title"].(map[string]any)["rendered"]; title != "Admin owned" {
+	if title := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d", admins.ID), "").Object()["title"].(map[string]any)["rendered"]; title != "Admin owned" {
 		t.Errorf("the refused update changed the post: %v", title)
 	}
 
@@ -150,9 +152,9 @@ func TestBatchRequireAllValidateRunsNothingWhenOneIsInvalid(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			e := newEnv(t)
 			r, got := e.batch("editor", mixed(mode))
-			r.wantStatus(207)
-			if r.obj()["failed"] != "validation" {
-				t.Errorf("failed = %v, want validation", r.obj()["failed"])
+			r.WantStatus(207)
+			if r.Object()["failed"] != "validation" {
+				t.Errorf("failed = %v, want validation", r.Object()["failed"])
 			}
 			if len(got) != 3 || !got[0].Null {
 				t.Fatalf("entries = %+v, want the valid one null", got)
@@ -162,7 +164,7 @@ func TestBatchRequireAllValidateRunsNothingWhenOneIsInvalid(t *testing.T) {
 				t.Errorf("invalid entry names no status param: %v", got[1].Body)
 			}
 			wantEntry(t, got[2], 400, "rest_batch_not_allowed")
-			if n := len(e.do("GET", "/api/svc/v2/posts?status=any", "editor").arr()); n != 0 {
+			if n := len(e.do("GET", "/api/svc/v2/posts?status=any", "editor").Array()); n != 0 {
 				t.Errorf("%d posts exist after a batch that failed validation", n)
 			}
 		})
@@ -174,8 +176,8 @@ func TestBatchNormalValidationRunsTheValidRequests(t *testing.T) {
 		t.Run("validation="+mode, func(t *testing.T) {
 			e := newEnv(t)
 			r, got := e.batch("editor", mixed(mode))
-			r.wantStatus(207)
-			if _, ok := r.obj()["failed"]; ok {
+			r.WantStatus(207)
+			if _, ok := r.Object()["failed"]; ok {
 				t.Errorf("a normal batch says failed: %s", r.Body)
 			}
 			if len(got) != 3 {
@@ -184,7 +186,7 @@ func TestBatchNormalValidationRunsTheValidRequests(t *testing.T) {
 			wantEntry(t, got[0], 201, "")
 			wantEntry(t, got[1], 400, "rest_invalid_param")
 			wantEntry(t, got[2], 400, "rest_batch_not_allowed")
-			if n := len(e.do("GET", "/api/svc/v2/posts", "").arr()); n != 1 {
+			if n := len(e.do("GET", "/api/svc/v2/posts", "").Array()); n != 1 {
 				t.Errorf("%d posts, want the valid one", n)
 			}
 		})
@@ -196,9 +198,9 @@ func TestBatchOnlyRoutesThatAllowBatching(t *testing.T) {
 	p := e.createPost("administrator", "post", map[string]any{"title": "P"})
 	tag := e.mkTerm("/api/svc/v2/tags", map[string]any{"name": "t"})
 	cr := e.do("POST", "/api/svc/v2/comments", "administrator", map[string]any{"post": p.ID, "content": "c"})
-	cr.wantStatus(201)
-	comment := int64(cr.obj()["id"].(float64))
-	user := e.users["subscriber"]
+	cr.WantStatus(201)
+	comment := int64(cr.Object()["id"].(float64))
+	user := e.ID("subscriber")
 	allowed := []map[string]any{
 		req("POST", fmt.Sprintf("/svc/v2/posts/%d", p.ID), map[string]any{"excerpt": "e"}),
 		req("POST", "/svc/v2/pages", map[string]any{"title": "Page"}),
@@ -265,15 +267,15 @@ func TestBatchParametersFollowTheirSchema(t *testing.T) {
 		{"no requests", "rest_missing_callback_param", map[string]any{"validation": "normal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e.do("POST", "/api/batch/v1", "editor", tc.body).wantError(400, tc.code)
+			e.do("POST", "/api/batch/v1", "editor", tc.body).WantError(400, tc.code)
 		})
 	}
-	if n := len(e.do("GET", "/api/svc/v2/posts?status=any", "editor").arr()); n != 0 {
+	if n := len(e.do("GET", "/api/svc/v2/posts?status=any", "editor").Array()); n != 0 {
 		t.Errorf("%d posts after refused batches", n)
 	}
 	// At most 25 is fine; an empty list answers an empty list.
 	r, got := e.batch("editor", map[string]any{"requests": many[:25]})
-	r.wantStatus(207)
+	r.WantStatus(207)
 	if len(got) != 25 {
 		t.Fatalf("%d entries", len(got))
 	}
@@ -281,12 +283,12 @@ func TestBatchParametersFollowTheirSchema(t *testing.T) {
 		wantEntry(t, g, 201, "")
 	}
 	r, got = e.batch("editor", map[string]any{"requests": []any{}})
-	r.wantStatus(207)
+	r.WantStatus(207)
 	if len(got) != 0 {
 		t.Errorf("empty batch: %s", r.Body)
 	}
 	// Only POST answers: the route is a creatable one.
-	e.do("GET", "/api/batch/v1", "editor").wantError(404, "rest_no_route")
+	e.do("GET", "/api/batch/v1", "editor").WantError(404, "rest_no_route")
 }
 
 func TestBatchSubRequestKeepsItsQueryAndFields(t *testing.T) {
@@ -307,15 +309,15 @@ func TestBatchSubRequestKeepsItsQueryAndFields(t *testing.T) {
 
 func TestBatchWritesRetireTheResponseCache(t *testing.T) {
 	e := newEnv(t)
-	if n := len(e.do("GET", "/api/svc/v2/posts", "").arr()); n != 0 {
+	if n := len(e.do("GET", "/api/svc/v2/posts", "").Array()); n != 0 {
 		t.Fatalf("%d posts at start", n)
 	}
-	e.do("GET", "/api/svc/v2/posts", "").wantStatus(200) // served from the cache now
+	e.do("GET", "/api/svc/v2/posts", "").WantStatus(200) // served from the cache now
 	_, got := e.batch("editor", map[string]any{"requests": []any{
 		req("POST", "/svc/v2/posts", map[string]any{"title": "Fresh", "status": "publish"}),
 	}})
 	wantEntry(t, got[0], 201, "")
-	list := e.do("GET", "/api/svc/v2/posts", "").arr()
+	list := e.do("GET", "/api/svc/v2/posts", "").Array()
 	if len(list) != 1 {
 		t.Fatalf("anonymous list after a batch write has %d posts, want 1", len(list))
 	}
@@ -326,8 +328,8 @@ func TestBatchRouteShowsItsLimitInOptions(t *testing.T) {
 	// @wordpress/core-data reads endpoints[0].args.requests.maxItems from
 	// OPTIONS /batch/v1 to size its batches.
 	r := e.do("OPTIONS", "/api/batch/v1", "")
-	r.wantStatus(200)
-	eps := r.obj()["endpoints"].([]any)
+	r.WantStatus(200)
+	eps := r.Object()["endpoints"].([]any)
 	req := eps[0].(map[string]any)["args"].(map[string]any)["requests"].(map[string]any)
 	if req["maxItems"] != float64(25) || req["required"] != true {
 		t.Errorf("requests arg: %v", req)

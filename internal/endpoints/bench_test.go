@@ -16,10 +16,10 @@ import (
 
 // benchEnv seeds n published posts straight into the store.
 func benchEnv(b *testing.B, n int, cached bool) *env {
-	e := newEnv(&testing.T{}, func(c *configT) { c.Cache.Responses = &cached })
+	e := newEnv(b, func(c *configT) { c.Cache.Responses = &cached })
 	rng := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
-	authors := []int64{e.users["editor"], e.users["author"]}
+	authors := []int64{e.ID("editor"), e.ID("author")}
 	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	err := e.db.Tx(ctx, func(tx store.Store) error {
 		for i := 0; i < n; i++ {
@@ -42,7 +42,7 @@ func benchEnv(b *testing.B, n int, cached bool) *env {
 func benchGet(b *testing.B, path string) {
 	cached := strings.HasSuffix(b.Name(), "Cached")
 	e := benchEnv(b, 10000, cached)
-	h := e.srv.Config.Handler
+	h := e.Server.Handler()
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {

@@ -16,8 +16,8 @@ func TestCommentDateOnCreateIsStoredAndReturned(t *testing.T) {
 		t.Run("compat="+mode.compat, func(t *testing.T) {
 			e := newCommentEnv(t, func(c *config.Config) { c.Compat = mode.compat })
 			pr := e.do("POST", mode.base+"/posts", "author", map[string]any{"title": "Commented", "status": "publish"})
-			pr.wantStatus(201)
-			post := pr.obj()["id"]
+			pr.WantStatus(201)
+			post := pr.Object()["id"]
 			for _, login := range []string{"", "subscriber", "author", "editor"} {
 				for _, field := range []string{"date", "date_gmt"} {
 					e.tick()
@@ -27,14 +27,14 @@ func TestCommentDateOnCreateIsStoredAndReturned(t *testing.T) {
 						body["author_email"] = "guest@example.com"
 					}
 					r := e.do("POST", mode.base+"/comments", login, body)
-					r.wantStatus(201)
-					m := r.obj()
+					r.WantStatus(201)
+					m := r.Object()
 					if m["date"] != "2014-11-07T10:14:25" || m["date_gmt"] != "2014-11-07T10:14:25" {
 						t.Errorf("caller %q, %s: created with date %v, date_gmt %v", login, field, m["date"], m["date_gmt"])
 					}
 					got := e.do("GET", fmt.Sprintf("%s/comments/%v?context=edit", mode.base, m["id"]), "editor")
-					got.wantStatus(200)
-					if g := got.obj(); g["date"] != "2014-11-07T10:14:25" || g["date_gmt"] != "2014-11-07T10:14:25" {
+					got.WantStatus(200)
+					if g := got.Object(); g["date"] != "2014-11-07T10:14:25" || g["date_gmt"] != "2014-11-07T10:14:25" {
 						t.Errorf("caller %q, %s: stored date %v, date_gmt %v", login, field, g["date"], g["date_gmt"])
 					}
 				}
@@ -42,7 +42,7 @@ func TestCommentDateOnCreateIsStoredAndReturned(t *testing.T) {
 			for _, field := range []string{"date", "date_gmt"} {
 				e.tick()
 				e.do("POST", mode.base+"/comments", "subscriber", map[string]any{"post": post, "content": "bad date", field: "not a date"}).
-					wantError(400, "rest_invalid_param")
+					WantError(400, "rest_invalid_param")
 			}
 		})
 	}

@@ -323,12 +323,9 @@ func (c *commentsController) updatePermission(r *rest.Request) error {
 }
 
 func (c *commentsController) deletePermission(r *rest.Request) error {
-	cm, err := c.load(r)
+	cm, err := loadItem(r, c.load, errCommentInvalidID)
 	if err != nil {
 		return err
-	}
-	if cm == nil {
-		return errCommentInvalidID()
 	}
 	post, err := c.post(r, cm)
 	if err != nil {
@@ -343,12 +340,9 @@ func (c *commentsController) deletePermission(r *rest.Request) error {
 // ---- handlers ----
 
 func (c *commentsController) get(r *rest.Request) (*rest.Response, error) {
-	cm, err := c.load(r)
+	cm, err := loadItem(r, c.load, errCommentInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if cm == nil {
-		return nil, errCommentInvalidID()
 	}
 	if cm.PostID != 0 {
 		post, err := c.post(r, cm)
@@ -443,12 +437,9 @@ func (c *commentsController) create(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
-	old, err := c.load(r)
+	old, err := loadItem(r, c.load, errCommentInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, errCommentInvalidID()
 	}
 	in, err := c.input(r)
 	if err != nil {
@@ -468,12 +459,9 @@ func (c *commentsController) update(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *commentsController) delete(r *rest.Request) (*rest.Response, error) {
-	cm, err := c.load(r)
+	cm, err := loadItem(r, c.load, errCommentInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if cm == nil {
-		return nil, errCommentInvalidID()
 	}
 	res, err := c.prepareOne(r, cm, schema.Edit)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/events"
-
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 const comments = "/api/svc/v2/comments"
@@ -43,29 +43,29 @@ func (ce *commentEnv) tick() {
 
 // mkComment creates a comment as login and returns its id.
 func (ce *commentEnv) mkComment(login string, body map[string]any) int64 {
-	ce.t.Helper()
+	ce.T.Helper()
 	ce.tick()
 	r := ce.do("POST", comments, login, body)
 	if r.Status != 201 {
-		ce.t.Fatalf("create comment as %q: %d %s", login, r.Status, r.Body)
+		ce.T.Fatalf("create comment as %q: %d %s", login, r.Status, r.Body)
 	}
-	return int64(r.obj()["id"].(float64))
+	return int64(r.Object()["id"].(float64))
 }
 
 func (ce *commentEnv) comment(id int64) *store.Comment {
-	ce.t.Helper()
+	ce.T.Helper()
 	c, err := ce.db.GetComment(context.Background(), id)
 	if err != nil {
-		ce.t.Fatal(err)
+		ce.T.Fatal(err)
 	}
 	return c
 }
 
 func (ce *commentEnv) commentCount(post int64) int64 {
-	ce.t.Helper()
+	ce.T.Helper()
 	p, err := ce.db.GetPost(context.Background(), post)
 	if err != nil {
-		ce.t.Fatal(err)
+		ce.T.Fatal(err)
 	}
 	return p.CommentCount
 }
@@ -78,10 +78,10 @@ func TestCreateCommentAnonymousDefaultsAndOrigin(t *testing.T) {
 	e.tick()
 	r := e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "Hello <script>x</script>there", "author_name": " Guest ", "author_email": "guest@example.com"},
 		"User-Agent", "folio-test/1.0", "X-Forwarded-For", "203.0.113.9")
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	id := int64(m["id"].(float64))
-	if r.Header.Get("Location") != e.srv.URL+cpath(id) {
+	if r.Header.Get("Location") != e.URL+cpath(id) {
 		t.Fatalf("Location = %q", r.Header.Get("Location"))
 	}
 	// Anonymous callers get the view context: no email, no IP.
@@ -106,7 +106,7 @@ func TestCreateCommentAnonymousDefaultsAndOrigin(t *testing.T) {
 	if c.DateGMT.IsZero() {
 		t.Error("date_gmt defaults to now")
 	}
-	ed := e.do("GET", cpath(id)+"?context=edit", "editor").obj()
+	ed := e.do("GET", cpath(id)+"?context=edit", "editor").Object()
 	if ed["author_ip"] != "127.0.0.1" || ed["author_user_agent"] != "folio-test/1.0" || ed["author_email"] != "guest@example.com" {
 		t.Errorf("edit context: %v", ed)
 	}
@@ -124,8 +124,8 @@ func TestCreateCommentAnonymousDefaultsAndOrigin(t *testing.T) {
 	// Empty defaults: no name, no content.
 	e.tick()
 	r = e.do("POST", comments, "", map[string]any{"post": p.ID})
-	r.wantStatus(201)
-	c = e.comment(int64(r.obj()["id"].(float64)))
+	r.WantStatus(201)
+	c = e.comment(int64(r.Object()["id"].(float64)))
 	if c.AuthorName != "" || c.AuthorEmail != "" || c.AuthorURL != "" || c.Content != "" || c.Type != "comment" {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -134,7 +134,7 @@ func TestCreateCommentAnonymousDefaultsAndOrigin(t *testing.T) {
 func TestCreateCommentLoginRequiredWhenAnonymousCommentsAreOff(t *testing.T) {
 	e := newCommentEnv(t, func(c *configT) { c.Site.AllowAnonymousComments = false })
 	p := e.createPost("author", "post", nil)
-	e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "x"}).wantError(401, "rest_comment_login_required")
+	e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "x"}).WantError(401, "rest_comment_login_required")
 	e.mkComment("subscriber", map[string]any{"post": p.ID, "content": "x"})
 }
 
@@ -154,7 +154,7 @@ func TestCreateCommentFillsSignedInAuthorAndModeration(t *testing.T) {
 	for _, tc := range cases {
 		id := e.mkComment(tc.login, map[string]any{"post": p.ID, "content": "by " + tc.login})
 		c := e.comment(id)
-		if c.AuthorID != e.users[tc.login] || c.AuthorEmail != tc.login+"@example.com" || c.AuthorName == "" {
+		if c.AuthorID != e.ID(tc.login) || c.AuthorEmail != tc.login+"@example.com" || c.AuthorName == "" {
 			t.Errorf("%s: author details not taken from the user: %+v", tc.login, c)
 		}
 		if c.Approved != tc.status {
@@ -163,7 +163,7 @@ func TestCreateCommentFillsSignedInAuthorAndModeration(t *testing.T) {
 	}
 	// A guest with an approved comment is approved next time.
 	id := e.mkComment("", map[string]any{"post": p.ID, "content": "one", "author_name": "Gus", "author_email": "gus@example.com"})
-	e.do("POST", cpath(id), "editor", map[string]any{"status": "approved"}).wantStatus(200)
+	e.do("POST", cpath(id), "editor", map[string]any{"status": "approved"}).WantStatus(200)
 	id = e.mkComment("", map[string]any{"post": p.ID, "content": "two", "author_name": "Gus", "author_email": "gus@example.com"})
 	if e.comment(id).Approved != "1" {
 		t.Error("a previously approved author is approved")
@@ -215,8 +215,8 @@ func TestCreateCommentPermissionRules(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"author of another", "subscriber", map[string]any{"post": open.ID, "author": e.users["editor"]}, 403, "rest_comment_invalid_author"},
-		{"author anon", "", map[string]any{"post": open.ID, "author": e.users["editor"]}, 401, "rest_comment_invalid_author"},
+		{"author of another", "subscriber", map[string]any{"post": open.ID, "author": e.ID("editor")}, 403, "rest_comment_invalid_author"},
+		{"author anon", "", map[string]any{"post": open.ID, "author": e.ID("editor")}, 401, "rest_comment_invalid_author"},
 		{"karma", "author", map[string]any{"post": open.ID, "karma": 5}, 403, "rest_comment_invalid_karma"},
 		{"status", "author", map[string]any{"post": open.ID, "status": "approved"}, 403, "rest_comment_invalid_status"},
 		{"closed", "editor", map[string]any{"post": closed.ID}, 403, "rest_comment_closed"},
@@ -237,13 +237,13 @@ func TestCreateCommentPermissionRules(t *testing.T) {
 		for k, v := range tc.body {
 			body[k] = v
 		}
-		e.do("POST", comments, tc.login, body).wantError(tc.status, tc.code)
+		e.do("POST", comments, tc.login, body).WantError(tc.status, tc.code)
 	}
 	ok := []struct {
 		login string
 		body  map[string]any
 	}{
-		{"editor", map[string]any{"post": open.ID, "status": "hold", "karma": 3, "author": e.users["subscriber"]}},
+		{"editor", map[string]any{"post": open.ID, "status": "hold", "karma": 3, "author": e.ID("subscriber")}},
 		{"author", map[string]any{"post": draft.ID}},
 		{"editor", map[string]any{"post": private.ID}},
 		{"", map[string]any{"post": protected.ID, "password": "sesame"}},
@@ -273,29 +273,29 @@ func TestCommentFloodAndDuplicate(t *testing.T) {
 	// Same IP within 15 seconds: flood, whoever the guest claims to be.
 	r := e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "second", "author_name": "H", "author_email": "h@example.com"},
 		"X-Forwarded-For", "198.51.100.7")
-	r.wantError(429, "comment_flood")
+	r.WantError(429, "comment_flood")
 	if ra := r.Header.Get("Retry-After"); ra != "15" {
 		t.Errorf("comment_flood Retry-After %q, want 15", ra)
 	}
 	// The flood is counted per (address, user): a signed-in user at the
 	// guest's address is not held back by the guest, but by their own
 	// comments.
-	e.do("POST", comments, "subscriber", map[string]any{"post": p.ID, "content": "third"}).wantStatus(201)
-	e.do("POST", comments, "subscriber", map[string]any{"post": p.ID, "content": "third again"}).wantError(429, "comment_flood")
-	e.do("POST", comments, "author", map[string]any{"post": p.ID, "content": "third by another"}).wantStatus(201)
+	e.do("POST", comments, "subscriber", map[string]any{"post": p.ID, "content": "third"}).WantStatus(201)
+	e.do("POST", comments, "subscriber", map[string]any{"post": p.ID, "content": "third again"}).WantError(429, "comment_flood")
+	e.do("POST", comments, "author", map[string]any{"post": p.ID, "content": "third by another"}).WantStatus(201)
 	// Moderators are exempt.
-	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fourth"}).wantStatus(201)
-	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fifth"}).wantStatus(201)
+	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fourth"}).WantStatus(201)
+	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fifth"}).WantStatus(201)
 	// A client-supplied future date does not lock anybody out.
 	e.tick()
-	e.do("POST", comments, "subscriber", map[string]any{"post": p.ID, "content": "dated", "date": "2999-01-01T00:00:00"}).wantStatus(201)
+	e.do("POST", comments, "subscriber", map[string]any{"post": p.ID, "content": "dated", "date": "2999-01-01T00:00:00"}).WantStatus(201)
 	e.tick()
-	e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "later", "author_name": "G"}).wantStatus(201)
+	e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "later", "author_name": "G"}).WantStatus(201)
 
 	// Duplicates: same post, parent, author and content.
 	e.tick()
-	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fourth"}).wantError(409, "comment_duplicate")
-	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fourth!"}).wantStatus(201)
+	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fourth"}).WantError(409, "comment_duplicate")
+	e.do("POST", comments, "editor", map[string]any{"post": p.ID, "content": "fourth!"}).WantStatus(201)
 }
 
 func TestCommentRoleMatrix(t *testing.T) {
@@ -317,13 +317,13 @@ func TestCommentRoleMatrix(t *testing.T) {
 			if e.comment(id).Approved != "0" {
 				t.Fatal("want a held comment")
 			}
-			check := func(what string, r *resp, status int, code string) {
+			check := func(what string, r *testkit.Response, status int, code string) {
 				t.Helper()
 				if status == 200 {
-					r.wantStatus(200)
+					r.WantStatus(200)
 					return
 				}
-				r.wantError(status, code)
+				r.WantError(status, code)
 			}
 			check("get", e.do("GET", cpath(id), role), w.get, "rest_cannot_read")
 			check("edit", e.do("GET", cpath(id)+"?context=edit", role), w.edit, map[bool]string{true: "rest_cannot_read", false: "rest_forbidden_context"}[w.get != 200])
@@ -331,12 +331,12 @@ func TestCommentRoleMatrix(t *testing.T) {
 			check("delete", e.do("DELETE", cpath(id)+"?force=true", role), w.del, "rest_cannot_delete")
 		})
 	}
-	e.do("GET", cpath(999999), "").wantError(404, "rest_comment_invalid_id")
-	e.do("POST", cpath(999999), "editor", map[string]any{"content": "x"}).wantError(404, "rest_comment_invalid_id")
-	e.do("DELETE", cpath(999999), "").wantError(404, "rest_comment_invalid_id")
+	e.do("GET", cpath(999999), "").WantError(404, "rest_comment_invalid_id")
+	e.do("POST", cpath(999999), "editor", map[string]any{"content": "x"}).WantError(404, "rest_comment_invalid_id")
+	e.do("DELETE", cpath(999999), "").WantError(404, "rest_comment_invalid_id")
 	// A comment whose post is gone.
 	id := e.mkComment("editor", map[string]any{"post": 888888, "content": "orphan"})
-	e.do("GET", cpath(id), "editor").wantError(404, "rest_post_invalid_id")
+	e.do("GET", cpath(id), "editor").WantError(404, "rest_post_invalid_id")
 }
 
 func TestCommentsOnUnreadablePostsAreHidden(t *testing.T) {
@@ -352,27 +352,27 @@ func TestCommentsOnUnreadablePostsAreHidden(t *testing.T) {
 	onProtected := e.mkComment("editor", map[string]any{"post": protected.ID, "content": "protected"})
 	for _, role := range []string{"", "subscriber", "contributor"} {
 		r := e.do("GET", comments, role)
-		r.wantStatus(200)
-		if got := ids(r.arr()); !reflect.DeepEqual(got, want) || r.Header.Get("X-API-Total") != "1" {
+		r.WantStatus(200)
+		if got := ids(r.Array()); !reflect.DeepEqual(got, want) || r.Header.Get("X-API-Total") != "1" {
 			t.Errorf("%q: got %v total %s, want %v", role, got, r.Header.Get("X-API-Total"), want)
 		}
 	}
 	r := e.do("GET", comments, "author")
-	if got := ids(r.arr()); !reflect.DeepEqual(got, []int64{want[0], onDraft, onProtected}) || r.Header.Get("X-API-Total") != "3" {
+	if got := ids(r.Array()); !reflect.DeepEqual(got, []int64{want[0], onDraft, onProtected}) || r.Header.Get("X-API-Total") != "3" {
 		t.Errorf("post author: got %v total %s", got, r.Header.Get("X-API-Total"))
 	}
 	r = e.do("GET", comments, "editor")
-	if got := ids(r.arr()); len(got) != 4 || r.Header.Get("X-API-Total") != "4" {
+	if got := ids(r.Array()); len(got) != 4 || r.Header.Get("X-API-Total") != "4" {
 		t.Errorf("editor: got %v", got)
 	}
-	e.do("GET", cpath(onDraft), "").wantError(401, "rest_cannot_read_post")
-	e.do("GET", cpath(onPrivate), "author").wantError(403, "rest_cannot_read_post")
-	e.do("GET", cpath(onProtected), "").wantError(401, "rest_cannot_read_post")
-	e.do("GET", cpath(onProtected)+"?password=sesame", "").wantStatus(200)
-	e.do("GET", fmt.Sprintf("%s?post=%d", comments, draft.ID), "").wantError(401, "rest_cannot_read_post")
-	e.do("GET", fmt.Sprintf("%s?post=%d", comments, protected.ID), "subscriber").wantError(403, "rest_cannot_read_post")
+	e.do("GET", cpath(onDraft), "").WantError(401, "rest_cannot_read_post")
+	e.do("GET", cpath(onPrivate), "author").WantError(403, "rest_cannot_read_post")
+	e.do("GET", cpath(onProtected), "").WantError(401, "rest_cannot_read_post")
+	e.do("GET", cpath(onProtected)+"?password=sesame", "").WantStatus(200)
+	e.do("GET", fmt.Sprintf("%s?post=%d", comments, draft.ID), "").WantError(401, "rest_cannot_read_post")
+	e.do("GET", fmt.Sprintf("%s?post=%d", comments, protected.ID), "subscriber").WantError(403, "rest_cannot_read_post")
 	r = e.do("GET", fmt.Sprintf("%s?post=%d&password=sesame", comments, protected.ID), "")
-	if got := ids(r.arr()); !reflect.DeepEqual(got, []int64{onProtected}) {
+	if got := ids(r.Array()); !reflect.DeepEqual(got, []int64{onProtected}) {
 		t.Errorf("with the password: %v", got)
 	}
 }
@@ -383,33 +383,33 @@ func TestCommentCollectionForbiddenParams(t *testing.T) {
 	held := e.mkComment("subscriber", map[string]any{"post": p.ID, "content": "held"})
 	approved := e.mkComment("editor", map[string]any{"post": p.ID, "content": "ok", "karma": 2})
 	for _, q := range []string{"author=1", "author_exclude=1", "karma=2", "author_email=a@example.com", "type=pings", "status=hold", "status=all", "type=all"} {
-		m := e.do("GET", comments+"?"+q, "").wantError(401, "rest_forbidden_param")
+		m := e.do("GET", comments+"?"+q, "").WantError(401, "rest_forbidden_param")
 		name := strings.SplitN(q, "=", 2)[0]
 		if !strings.Contains(m["message"].(string), name) {
 			t.Errorf("%s: message %v does not name it", q, m["message"])
 		}
-		e.do("GET", comments+"?"+q, "subscriber").wantError(403, "rest_forbidden_param")
+		e.do("GET", comments+"?"+q, "subscriber").WantError(403, "rest_forbidden_param")
 		// Emails and karma are shown only to moderators, so only they may
 		// filter on them.
 		if name == "karma" || name == "author_email" {
-			e.do("GET", comments+"?"+q, "contributor").wantError(403, "rest_forbidden_param")
-			e.do("GET", comments+"?"+q, "author").wantError(403, "rest_forbidden_param")
-			e.do("GET", comments+"?"+q, "editor").wantStatus(200)
+			e.do("GET", comments+"?"+q, "contributor").WantError(403, "rest_forbidden_param")
+			e.do("GET", comments+"?"+q, "author").WantError(403, "rest_forbidden_param")
+			e.do("GET", comments+"?"+q, "editor").WantStatus(200)
 			continue
 		}
-		e.do("GET", comments+"?"+q, "contributor").wantStatus(200)
+		e.do("GET", comments+"?"+q, "contributor").WantStatus(200)
 	}
-	m := e.do("GET", comments+"?status=hold&author=1", "subscriber").wantError(403, "rest_forbidden_param")
+	m := e.do("GET", comments+"?status=hold&author=1", "subscriber").WantError(403, "rest_forbidden_param")
 	if m["message"] != "Query parameter not permitted: author, status" {
 		t.Errorf("message = %v", m["message"])
 	}
-	e.do("GET", comments+"?karma=0&status=approve&type=comment", "").wantStatus(200)
-	e.do("GET", comments+"?context=edit", "author").wantError(403, "rest_forbidden_context")
-	e.do("GET", comments+"?context=edit", "").wantError(401, "rest_forbidden_context")
-	e.do("GET", comments+"?post=0", "author").wantError(403, "rest_cannot_read")
-	e.do("GET", comments+"?post=0", "editor").wantStatus(200)
-	e.do("GET", comments+"?context=nope", "").wantError(400, "rest_invalid_param")
-	e.do("GET", comments+"?per_page=101", "").wantError(400, "rest_invalid_param")
+	e.do("GET", comments+"?karma=0&status=approve&type=comment", "").WantStatus(200)
+	e.do("GET", comments+"?context=edit", "author").WantError(403, "rest_forbidden_context")
+	e.do("GET", comments+"?context=edit", "").WantError(401, "rest_forbidden_context")
+	e.do("GET", comments+"?post=0", "author").WantError(403, "rest_cannot_read")
+	e.do("GET", comments+"?post=0", "editor").WantStatus(200)
+	e.do("GET", comments+"?context=nope", "").WantError(400, "rest_invalid_param")
+	e.do("GET", comments+"?per_page=101", "").WantError(400, "rest_invalid_param")
 
 	// What the filters select.
 	cases := []struct {
@@ -420,8 +420,8 @@ func TestCommentCollectionForbiddenParams(t *testing.T) {
 		{"status=all", []int64{held, approved}},
 		{"status=approved", []int64{}},
 		{"karma=2", []int64{approved}},
-		{fmt.Sprintf("author=%d&status=any", e.users["subscriber"]), []int64{held}},
-		{fmt.Sprintf("author_exclude=%d&status=any", e.users["subscriber"]), []int64{approved}},
+		{fmt.Sprintf("author=%d&status=any", e.ID("subscriber")), []int64{held}},
+		{fmt.Sprintf("author_exclude=%d&status=any", e.ID("subscriber")), []int64{approved}},
 		{"author_email=EDITOR@example.com&status=any", []int64{approved}},
 		{"status=any&order=desc", []int64{approved, held}},
 		{"status=any&orderby=id&order=desc", []int64{approved, held}},
@@ -435,8 +435,8 @@ func TestCommentCollectionForbiddenParams(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := e.do("GET", comments+"?"+tc.q, "editor")
-		r.wantStatus(200)
-		if got := ids(r.arr()); !reflect.DeepEqual(got, tc.want) {
+		r.WantStatus(200)
+		if got := ids(r.Array()); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.q, got, tc.want)
 		}
 	}
@@ -446,7 +446,7 @@ func TestCommentCollectionForbiddenParams(t *testing.T) {
 	}
 	// A contributor (edit_posts) sees held comments only where it may.
 	r = e.do("GET", comments+"?status=hold", "contributor")
-	if got := ids(r.arr()); len(got) != 0 || r.Header.Get("X-API-Total") != "0" {
+	if got := ids(r.Array()); len(got) != 0 || r.Header.Get("X-API-Total") != "0" {
 		t.Errorf("contributor held: %v", got)
 	}
 }
@@ -459,8 +459,8 @@ func TestDeleteCommentTrashAndForce(t *testing.T) {
 		t.Fatalf("count = %d", e.commentCount(p.ID))
 	}
 	r := e.do("DELETE", cpath(id), "editor")
-	r.wantStatus(200)
-	m := r.obj()
+	r.WantStatus(200)
+	m := r.Object()
 	if m["id"] != float64(id) || m["status"] != "approved" {
 		t.Errorf("trash response is the comment as it was, unwrapped: %s", r.Body)
 	}
@@ -470,27 +470,27 @@ func TestDeleteCommentTrashAndForce(t *testing.T) {
 	if e.comment(id).Approved != "trash" || e.commentCount(p.ID) != 0 {
 		t.Errorf("after trash: %q count %d", e.comment(id).Approved, e.commentCount(p.ID))
 	}
-	e.do("DELETE", cpath(id), "editor").wantError(410, "rest_already_trashed")
-	e.do("DELETE", cpath(id)+"?force=false", "editor").wantError(410, "rest_already_trashed")
+	e.do("DELETE", cpath(id), "editor").WantError(410, "rest_already_trashed")
+	e.do("DELETE", cpath(id)+"?force=false", "editor").WantError(410, "rest_already_trashed")
 	// Untrash restores the status it had.
 	r = e.do("POST", cpath(id), "editor", map[string]any{"status": "untrash"})
-	r.wantStatus(200)
-	if r.obj()["status"] != "approved" || e.commentCount(p.ID) != 1 {
+	r.WantStatus(200)
+	if r.Object()["status"] != "approved" || e.commentCount(p.ID) != 1 {
 		t.Errorf("untrash: %s count %d", r.Body, e.commentCount(p.ID))
 	}
 	r = e.do("DELETE", cpath(id)+"?force=true", "administrator")
-	r.wantStatus(200)
-	if r.obj()["id"] != float64(id) {
+	r.WantStatus(200)
+	if r.Object()["id"] != float64(id) {
 		t.Errorf("force response: %s", r.Body)
 	}
-	e.do("GET", cpath(id), "editor").wantError(404, "rest_comment_invalid_id")
+	e.do("GET", cpath(id), "editor").WantError(404, "rest_comment_invalid_id")
 	if e.commentCount(p.ID) != 0 {
 		t.Error("count after delete")
 	}
 	// A trashed comment is removed with force.
 	id = e.mkComment("editor", map[string]any{"post": p.ID, "content": "again"})
-	e.do("DELETE", cpath(id), "editor").wantStatus(200)
-	e.do("DELETE", cpath(id)+"?force=1", "editor").wantStatus(200)
+	e.do("DELETE", cpath(id), "editor").WantStatus(200)
+	e.do("DELETE", cpath(id)+"?force=1", "editor").WantStatus(200)
 
 	// Trashing switched off by the rest_comment_type_trashable point.
 	e.site.Hooks().CommentTrashable.BindFunc(func(ev *events.CommentTrashableEvent) error {
@@ -498,8 +498,8 @@ func TestDeleteCommentTrashAndForce(t *testing.T) {
 		return ev.Next()
 	})
 	id = e.mkComment("editor", map[string]any{"post": p.ID, "content": "stays"})
-	e.do("DELETE", cpath(id), "editor").wantError(501, "rest_trash_not_supported")
-	e.do("DELETE", cpath(id)+"?force=true", "editor").wantStatus(200)
+	e.do("DELETE", cpath(id), "editor").WantError(501, "rest_trash_not_supported")
+	e.do("DELETE", cpath(id)+"?force=true", "editor").WantStatus(200)
 }
 
 func TestUpdateCommentRulesAndStatuses(t *testing.T) {
@@ -507,10 +507,10 @@ func TestUpdateCommentRulesAndStatuses(t *testing.T) {
 	p := e.createPost("author", "post", nil)
 	other := e.createPost("author", "post", nil)
 	id := e.mkComment("subscriber", map[string]any{"post": p.ID, "content": "text"})
-	e.do("POST", cpath(id), "editor", map[string]any{"type": "pingback"}).wantError(404, "rest_comment_invalid_type")
-	e.do("POST", cpath(id), "editor", map[string]any{"type": "comment", "content": "text"}).wantStatus(200)
+	e.do("POST", cpath(id), "editor", map[string]any{"type": "pingback"}).WantError(404, "rest_comment_invalid_type")
+	e.do("POST", cpath(id), "editor", map[string]any{"type": "comment", "content": "text"}).WantStatus(200)
 	// Setting the status the comment already has fails.
-	e.do("POST", cpath(id), "editor", map[string]any{"status": "hold"}).wantError(500, "rest_comment_failed_edit")
+	e.do("POST", cpath(id), "editor", map[string]any{"status": "hold"}).WantError(500, "rest_comment_failed_edit")
 	steps := []struct {
 		status, want string
 		count        int64
@@ -525,20 +525,20 @@ func TestUpdateCommentRulesAndStatuses(t *testing.T) {
 	}
 	for _, s := range steps {
 		r := e.do("PUT", cpath(id), "editor", map[string]any{"status": s.status})
-		r.wantStatus(200)
-		if got := r.obj()["status"]; got != s.want || e.commentCount(p.ID) != s.count {
+		r.WantStatus(200)
+		if got := r.Object()["status"]; got != s.want || e.commentCount(p.ID) != s.count {
 			t.Errorf("status=%s: %v count %d, want %s %d", s.status, got, e.commentCount(p.ID), s.want, s.count)
 		}
 	}
 	// Moving to another post keeps both counts right.
 	r := e.do("PATCH", cpath(id), "editor", map[string]any{"post": other.ID, "content": "moved", "karma": 4, "date": "2020-05-01T10:00:00"})
-	r.wantStatus(200)
-	m := r.obj()
+	r.WantStatus(200)
+	m := r.Object()
 	if m["post"] != float64(other.ID) || m["karma"] != float64(4) || m["date"] != "2020-05-01T10:00:00" || e.commentCount(p.ID) != 0 || e.commentCount(other.ID) != 1 {
 		t.Errorf("move: %s counts %d %d", r.Body, e.commentCount(p.ID), e.commentCount(other.ID))
 	}
-	e.do("POST", cpath(id), "editor", map[string]any{"post": 777777}).wantError(403, "rest_comment_invalid_post_id")
-	e.do("POST", cpath(id), "editor", map[string]any{"parent": id}).wantError(400, "rest_comment_invalid_parent")
+	e.do("POST", cpath(id), "editor", map[string]any{"post": 777777}).WantError(403, "rest_comment_invalid_post_id")
+	e.do("POST", cpath(id), "editor", map[string]any{"parent": id}).WantError(400, "rest_comment_invalid_parent")
 }
 
 func TestCommentThreading(t *testing.T) {
@@ -549,34 +549,34 @@ func TestCommentThreading(t *testing.T) {
 	mid := e.mkComment("editor", map[string]any{"post": p.ID, "content": "mid", "parent": top})
 	leaf := e.mkComment("editor", map[string]any{"post": p.ID, "content": "leaf", "parent": mid})
 	e.tick()
-	e.do("POST", comments, "editor", map[string]any{"post": other.ID, "content": "x", "parent": top}).wantError(400, "rest_comment_invalid_parent")
+	e.do("POST", comments, "editor", map[string]any{"post": other.ID, "content": "x", "parent": top}).WantError(400, "rest_comment_invalid_parent")
 
 	r := e.do("GET", cpath(mid), "")
-	r.wantStatus(200)
-	links := r.obj()["_links"].(map[string]any)
+	r.WantStatus(200)
+	links := r.Object()["_links"].(map[string]any)
 	up := links["up"].([]any)[0].(map[string]any)
-	if up["href"] != fmt.Sprintf("%s/api/svc/v2/pages/%d", e.srv.URL, p.ID) || up["post_type"] != "page" || up["embeddable"] != true {
+	if up["href"] != fmt.Sprintf("%s/api/svc/v2/pages/%d", e.URL, p.ID) || up["post_type"] != "page" || up["embeddable"] != true {
 		t.Errorf("up = %v", up)
 	}
-	if links["in-reply-to"].([]any)[0].(map[string]any)["href"] != e.srv.URL+cpath(top) {
+	if links["in-reply-to"].([]any)[0].(map[string]any)["href"] != e.URL+cpath(top) {
 		t.Errorf("in-reply-to = %v", links["in-reply-to"])
 	}
-	if links["children"].([]any)[0].(map[string]any)["href"] != fmt.Sprintf("%s%s?parent=%d", e.srv.URL, comments, mid) {
+	if links["children"].([]any)[0].(map[string]any)["href"] != fmt.Sprintf("%s%s?parent=%d", e.URL, comments, mid) {
 		t.Errorf("children = %v", links["children"])
 	}
 	if links["author"] == nil {
 		t.Error("author link missing")
 	}
-	if _, ok := e.do("GET", cpath(leaf), "").obj()["_links"].(map[string]any)["children"]; ok {
+	if _, ok := e.do("GET", cpath(leaf), "").Object()["_links"].(map[string]any)["children"]; ok {
 		t.Error("a comment without replies has no children link")
 	}
 	// The post links its replies.
-	pl := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", p.ID), "").obj()["_links"].(map[string]any)
-	if pl["replies"].([]any)[0].(map[string]any)["href"] != fmt.Sprintf("%s%s?post=%d", e.srv.URL, comments, p.ID) {
+	pl := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", p.ID), "").Object()["_links"].(map[string]any)
+	if pl["replies"].([]any)[0].(map[string]any)["href"] != fmt.Sprintf("%s%s?post=%d", e.URL, comments, p.ID) {
 		t.Errorf("replies = %v", pl["replies"])
 	}
 	// Deleting a parent moves its replies up a level.
-	e.do("DELETE", cpath(mid)+"?force=true", "editor").wantStatus(200)
+	e.do("DELETE", cpath(mid)+"?force=true", "editor").WantStatus(200)
 	if got := e.comment(leaf).Parent; got != top {
 		t.Errorf("leaf parent = %d, want %d", got, top)
 	}
@@ -593,8 +593,8 @@ func TestCommentsEmbeddedAsReplies(t *testing.T) {
 		}
 	}
 	r := e.do("GET", posts+"?_embed", "")
-	r.wantStatus(200)
-	for _, it := range r.arr() {
+	r.WantStatus(200)
+	for _, it := range r.Array() {
 		m := it.(map[string]any)
 		id := int64(m["id"].(float64))
 		replies := m["_embedded"].(map[string]any)["replies"].([]any)[0].([]any)
@@ -615,9 +615,9 @@ func TestCommentsEmbeddedAsReplies(t *testing.T) {
 	}
 	// Statements do not grow with the number of posts.
 	count := func(n int) int64 {
-		before := e.db.Statements()
-		e.do("GET", fmt.Sprintf("%s?_embed&per_page=%d", posts, n), "").wantStatus(200)
-		return e.db.Statements() - before
+		before := e.Statements()
+		e.do("GET", fmt.Sprintf("%s?_embed&per_page=%d", posts, n), "").WantStatus(200)
+		return e.Statements() - before
 	}
 	count(1) // warm the cached post totals
 	count(3)
@@ -641,9 +641,9 @@ func TestEmbeddedRepliesOfPostsWithoutApprovedComments(t *testing.T) {
 	replies := func(login string) map[int64]int {
 		t.Helper()
 		r := e.do("GET", posts+"?_embed&per_page=3", login)
-		r.wantStatus(200)
+		r.WantStatus(200)
 		out := map[int64]int{}
-		for _, it := range r.arr() {
+		for _, it := range r.Array() {
 			m := it.(map[string]any)
 			// An empty replies collection is left out of _embedded.
 			n := 0
@@ -661,13 +661,13 @@ func TestEmbeddedRepliesOfPostsWithoutApprovedComments(t *testing.T) {
 		}
 	}
 	count := func() int64 {
-		before := e.db.Statements()
-		e.do("GET", posts+"?_embed&per_page=3", "subscriber").wantStatus(200) // not from the response cache
-		return e.db.Statements() - before
+		before := e.Statements()
+		e.do("GET", posts+"?_embed&per_page=3", "subscriber").WantStatus(200) // not from the response cache
+		return e.Statements() - before
 	}
 	count()
 	withComments := count()
-	e.do("POST", fmt.Sprintf("%s/%d", comments, approved), "editor", map[string]any{"status": "hold"}).wantStatus(200)
+	e.do("POST", fmt.Sprintf("%s/%d", comments, approved), "editor", map[string]any{"status": "hold"}).WantStatus(200)
 	if got := replies("administrator"); got[talked.ID] != 0 {
 		t.Errorf("after unapproving: replies per post %v, want none", got)
 	}
@@ -702,9 +702,9 @@ func TestCommentHooksFireOnce(t *testing.T) {
 	if !strings.HasSuffix(e.comment(id).Content, "[checked]") {
 		t.Error("rest_pre_insert_comment result is stored")
 	}
-	e.do("POST", cpath(id), "editor", map[string]any{"content": "changed"}).wantStatus(200)
-	e.do("GET", comments, "").wantStatus(200)
-	e.do("DELETE", cpath(id), "editor").wantStatus(200)
+	e.do("POST", cpath(id), "editor", map[string]any{"content": "changed"}).WantStatus(200)
+	e.do("GET", comments, "").WantStatus(200)
+	e.do("DELETE", cpath(id), "editor").WantStatus(200)
 	want := map[string]int{"pre_insert": 1, "insert true": 1, "insert false": 1, "query": 1, "delete": 1}
 	if !reflect.DeepEqual(fired, want) {
 		t.Errorf("fired %v, want %v", fired, want)
@@ -715,7 +715,7 @@ func TestDeletePostRemovesItsComments(t *testing.T) {
 	e := newCommentEnv(t)
 	p := e.createPost("author", "post", nil)
 	id := e.mkComment("editor", map[string]any{"post": p.ID, "content": "gone"})
-	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").WantStatus(200)
 	if _, err := e.db.GetComment(context.Background(), id); err == nil {
 		t.Error("the comments of a deleted post are deleted")
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/folio-server/folio/internal/events"
-
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -22,46 +21,46 @@ type trashFixture struct {
 }
 
 func newTrashFixture(e *commentEnv) *trashFixture {
-	e.t.Helper()
+	e.T.Helper()
 	f := &trashFixture{}
-	f.cat = int64(e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Trash test"}).obj()["id"].(float64))
+	f.cat = int64(e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Trash test"}).Object()["id"].(float64))
 	f.post = e.createPost("author", "post", map[string]any{"categories": []int64{f.cat}})
 	f.other = e.createPost("author", "post", nil)
 	f.approved = e.mkComment("editor", map[string]any{"post": f.post.ID, "content": "approved one"})
 	f.approved2 = e.mkComment("editor", map[string]any{"post": f.post.ID, "content": "approved two", "parent": f.approved})
 	f.held = e.mkComment("subscriber", map[string]any{"post": f.post.ID, "content": "held"})
 	f.spam = e.mkComment("editor", map[string]any{"post": f.post.ID, "content": "spam"})
-	e.do("POST", cpath(f.spam), "editor", map[string]any{"status": "spam"}).wantStatus(200)
+	e.do("POST", cpath(f.spam), "editor", map[string]any{"status": "spam"}).WantStatus(200)
 	f.bin = e.mkComment("editor", map[string]any{"post": f.post.ID, "content": "binned"})
-	e.do("DELETE", cpath(f.bin), "editor").wantStatus(200)
+	e.do("DELETE", cpath(f.bin), "editor").WantStatus(200)
 	f.elsewhere = e.mkComment("editor", map[string]any{"post": f.other.ID, "content": "elsewhere"})
 	return f
 }
 
 // wantStored checks the stored status and pre-trash status of comments.
 func (e *commentEnv) wantStored(want map[int64][2]string) {
-	e.t.Helper()
+	e.T.Helper()
 	for id, w := range want {
 		c := e.comment(id)
 		if c.Approved != w[0] || c.PreTrashStatus != w[1] {
-			e.t.Errorf("comment %d: approved %q pre-trash %q, want %q %q", id, c.Approved, c.PreTrashStatus, w[0], w[1])
+			e.T.Errorf("comment %d: approved %q pre-trash %q, want %q %q", id, c.Approved, c.PreTrashStatus, w[0], w[1])
 		}
 	}
 }
 
 func (e *commentEnv) categoryCount(id int64) float64 {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("GET", fmt.Sprintf("/api/svc/v2/categories/%d", id), "")
-	r.wantStatus(200)
-	return r.obj()["count"].(float64)
+	r.WantStatus(200)
+	return r.Object()["count"].(float64)
 }
 
 // listIDs returns the sorted ids of a comments collection and its total.
 func (e *commentEnv) listIDs(query, login string) ([]int64, string) {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("GET", comments+query, login)
-	r.wantStatus(200)
-	got := ids(r.arr())
+	r.WantStatus(200)
+	got := ids(r.Array())
 	slices.Sort(got)
 	return got, r.Header.Get("X-API-Total")
 }
@@ -99,7 +98,7 @@ func TestTrashingAPostTrashesItsCommentsAndRestoringRestoresThem(t *testing.T) {
 			}
 
 			// The post's author trashes it.
-			e.do("DELETE", fmt.Sprintf("%s/%d", posts, f.post.ID), "author").wantStatus(200)
+			e.do("DELETE", fmt.Sprintf("%s/%d", posts, f.post.ID), "author").WantStatus(200)
 			e.wantStored(f.trashed())
 			if n := e.commentCount(f.post.ID); n != 0 {
 				t.Errorf("comment count of a trashed post: %d", n)
@@ -118,14 +117,14 @@ func TestTrashingAPostTrashesItsCommentsAndRestoringRestoresThem(t *testing.T) {
 					t.Errorf("%q list with the post in the trash: %v total %s, want %v", role, got, total, want)
 				}
 			}
-			e.do("GET", cpath(f.approved), "").wantError(401, "rest_cannot_read")
-			e.do("GET", cpath(f.held), "subscriber").wantError(403, "rest_cannot_read")
-			e.do("GET", fmt.Sprintf("%s?status=post-trashed", comments), "").wantError(401, "rest_forbidden_param")
+			e.do("GET", cpath(f.approved), "").WantError(401, "rest_cannot_read")
+			e.do("GET", cpath(f.held), "subscriber").WantError(403, "rest_cannot_read")
+			e.do("GET", fmt.Sprintf("%s?status=post-trashed", comments), "").WantError(401, "rest_forbidden_param")
 			// Moderators see the status.
 			for _, role := range []string{"administrator", "editor"} {
 				r := e.do("GET", cpath(f.approved)+"?context=edit", role)
-				r.wantStatus(200)
-				if st := r.obj()["status"]; st != "post-trashed" {
+				r.WantStatus(200)
+				if st := r.Object()["status"]; st != "post-trashed" {
 					t.Errorf("%s: status %v, want post-trashed", role, st)
 				}
 				got, total := e.listIDs("?status=post-trashed", role)
@@ -134,12 +133,12 @@ func TestTrashingAPostTrashesItsCommentsAndRestoringRestoresThem(t *testing.T) {
 				}
 			}
 			// Trashing again changes nothing.
-			e.do("DELETE", fmt.Sprintf("%s/%d", posts, f.post.ID), "editor").wantError(410, "rest_already_trashed")
+			e.do("DELETE", fmt.Sprintf("%s/%d", posts, f.post.ID), "editor").WantError(410, "rest_already_trashed")
 			e.wantStored(f.trashed())
 
 			// Restoring the post from the trash restores every status.
 			r := e.do("POST", fmt.Sprintf("%s/%d", posts, f.post.ID), "editor", map[string]any{"status": restore})
-			r.wantStatus(200)
+			r.WantStatus(200)
 			e.wantStored(f.before())
 			if n := e.commentCount(f.post.ID); n != 2 {
 				t.Errorf("comment count after the restore: %d", n)
@@ -156,7 +155,7 @@ func TestTrashingAPostTrashesItsCommentsAndRestoringRestoresThem(t *testing.T) {
 			}
 			// The comment that was in the trash on its own still untrashes
 			// to its own status.
-			e.do("POST", cpath(f.bin), "editor", map[string]any{"status": "untrash"}).wantStatus(200)
+			e.do("POST", cpath(f.bin), "editor", map[string]any{"status": "untrash"}).WantStatus(200)
 			e.wantStored(map[int64][2]string{f.bin: {"1", ""}})
 			if n := e.commentCount(f.post.ID); n != 3 {
 				t.Errorf("comment count after untrashing a comment: %d", n)
@@ -169,12 +168,12 @@ func TestPostTrashedCommentsOfAPageFollowIt(t *testing.T) {
 	e := newCommentEnv(t)
 	page := e.createPost("editor", "page", map[string]any{"comment_status": "open"})
 	id := e.mkComment("editor", map[string]any{"post": page.ID, "content": "on a page"})
-	e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%d", page.ID), "editor").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%d", page.ID), "editor").WantStatus(200)
 	e.wantStored(map[int64][2]string{id: {"post-trashed", ""}})
 	if n := e.commentCount(page.ID); n != 0 {
 		t.Errorf("comment count of a trashed page: %d", n)
 	}
-	e.do("POST", fmt.Sprintf("/api/svc/v2/pages/%d", page.ID), "editor", map[string]any{"status": "publish"}).wantStatus(200)
+	e.do("POST", fmt.Sprintf("/api/svc/v2/pages/%d", page.ID), "editor", map[string]any{"status": "publish"}).WantStatus(200)
 	e.wantStored(map[int64][2]string{id: {"1", ""}})
 	if n := e.commentCount(page.ID); n != 1 {
 		t.Errorf("comment count of a restored page: %d", n)
@@ -185,8 +184,8 @@ func TestUpdatingATrashedPostWithoutLeavingTheTrashKeepsCommentsTrashed(t *testi
 	e := newCommentEnv(t)
 	p := e.createPost("author", "post", nil)
 	id := e.mkComment("editor", map[string]any{"post": p.ID, "content": "stays"})
-	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantStatus(200)
-	e.do("POST", fmt.Sprintf("%s/%d", posts, p.ID), "editor", map[string]any{"title": "Renamed in the trash"}).wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").WantStatus(200)
+	e.do("POST", fmt.Sprintf("%s/%d", posts, p.ID), "editor", map[string]any{"title": "Renamed in the trash"}).WantStatus(200)
 	e.wantStored(map[int64][2]string{id: {"post-trashed", ""}})
 	if n := e.commentCount(p.ID); n != 0 {
 		t.Errorf("comment count: %d", n)
@@ -207,10 +206,10 @@ func TestTrashRestoreAndDeleteOfAPostFireOnlyThePostChange(t *testing.T) {
 	e.site.Hooks().DeleteComment.BindFunc(func(ev *events.DeleteCommentEvent) error { hooks++; return ev.Next() })
 	e.site.Hooks().InsertComment.BindFunc(func(ev *events.InsertCommentEvent) error { hooks++; return ev.Next() })
 
-	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantStatus(200)
-	e.do("POST", fmt.Sprintf("%s/%d", posts, p.ID), "editor", map[string]any{"status": "publish"}).wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").WantStatus(200)
+	e.do("POST", fmt.Sprintf("%s/%d", posts, p.ID), "editor", map[string]any{"status": "publish"}).WantStatus(200)
 	e.wantStored(map[int64][2]string{id: {"1", ""}})
-	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").WantStatus(200)
 	if _, err := e.db.GetComment(context.Background(), id); err == nil {
 		t.Error("the comments of a deleted post are deleted")
 	}
@@ -222,14 +221,14 @@ func TestTrashRestoreAndDeleteOfAPostFireOnlyThePostChange(t *testing.T) {
 	if !reflect.DeepEqual(changes, want) || hooks != 0 {
 		t.Errorf("changes %v and %d comment hooks, want %v and none", changes, hooks, want)
 	}
-	e.do("GET", cpath(id), "editor").wantError(404, "rest_comment_invalid_id")
+	e.do("GET", cpath(id), "editor").WantError(404, "rest_comment_invalid_id")
 }
 
 func TestAFailedRestoreLeavesCommentsTrashed(t *testing.T) {
 	e := newCommentEnv(t)
 	p := e.createPost("author", "post", nil)
 	id := e.mkComment("editor", map[string]any{"post": p.ID, "content": "rolled back"})
-	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").WantStatus(200)
 	e.site.Hooks().Changed.BindFunc(func(ev *events.ChangeEvent) error {
 		if ev.Change.Action == "updated" {
 			return fmt.Errorf("refused")

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/storetest"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // faultyStore is a store whose transactions and some reads fail on demand,
 // as a database that is down, locked by another writer or broken would.
 type faultyStore struct {
-	storetest.Store
+	store.Store
 	mu   sync.Mutex
 	errs map[string]error // method name → the error it returns
 }
@@ -65,22 +65,19 @@ var (
 	errBroken = errors.New("scan post: " + secret)
 )
 
-// newFaultyEnv is newEnv over a faultyStore.
+// newFaultyEnv is newEnv served over a faultyStore of its store.
 func newFaultyEnv(t *testing.T) (*env, *faultyStore) {
 	t.Helper()
-	f := &faultyStore{Store: storetest.Open(t)}
-	e := envOn(t, f)
-	for _, role := range allRoles[:5] {
-		e.addUser(role, role)
-	}
-	return e, f
+	e := newEnv(t)
+	f := &faultyStore{Store: e.db}
+	return e.over(f, nil), f
 }
 
 // wantUnavailable asserts the 503 of a store that is down or busy: the
 // spec's error body, a Retry-After, and none of the cause's text.
-func wantUnavailable(t *testing.T, r *resp) {
+func wantUnavailable(t *testing.T, r *testkit.Response) {
 	t.Helper()
-	r.wantError(503, "rest_database_unavailable")
+	r.WantError(503, "rest_database_unavailable")
 	if r.Header.Get("Retry-After") == "" {
 		t.Fatalf("503 without Retry-After; header %v", r.Header)
 	}
@@ -106,22 +103,22 @@ func TestStoreOutageOnDeleteIs503(t *testing.T) {
 
 		f.set("Tx", errBroken)
 		r := e.do("DELETE", path, "editor")
-		r.wantError(500, "rest_cannot_delete")
+		r.WantError(500, "rest_cannot_delete")
 		if strings.Contains(string(r.Body), secret) {
 			t.Fatalf("500 body carries internal text: %s", r.Body)
 		}
 
 		f.set("Tx", nil)
-		e.do("DELETE", path, "editor").wantStatus(200)
+		e.do("DELETE", path, "editor").WantStatus(200)
 	}
 
 	// The other delete handlers share the boundary.
 	cat := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Doomed"})
-	cat.wantStatus(201)
-	uid := e.addUser("doomed", "subscriber")
+	cat.WantStatus(201)
+	uid := e.AddUser("doomed", "subscriber").ID
 	f.set("Tx", errBusy)
-	wantUnavailable(t, e.do("DELETE", fmt.Sprintf("/api/svc/v2/categories/%d?force=true", int64(cat.obj()["id"].(float64))), "editor"))
-	wantUnavailable(t, e.do("DELETE", fmt.Sprintf("/api/svc/v2/users/%d?force=true&reassign=%d", uid, e.users["administrator"]), "administrator"))
+	wantUnavailable(t, e.do("DELETE", fmt.Sprintf("/api/svc/v2/categories/%d?force=true", int64(cat.Object()["id"].(float64))), "editor"))
+	wantUnavailable(t, e.do("DELETE", fmt.Sprintf("/api/svc/v2/users/%d?force=true&reassign=%d", uid, e.ID("administrator")), "administrator"))
 }
 
 // TestStoreErrorsOnReads checks reads: a store outage is 503 with
@@ -137,7 +134,7 @@ func TestStoreErrorsOnReads(t *testing.T) {
 
 	f.set("ListPosts", errBroken)
 	r := e.do("GET", posts, "editor")
-	m := r.wantError(500, "rest_internal_error")
+	m := r.WantError(500, "rest_internal_error")
 	if strings.Contains(string(r.Body), secret) || m["message"] != "An internal error occurred." {
 		t.Fatalf("500 body carries internal text: %s", r.Body)
 	}
@@ -146,10 +143,10 @@ func TestStoreErrorsOnReads(t *testing.T) {
 	f.set("GetUserBySlug", errBusy)
 	wantUnavailable(t, e.do("GET", posts+"?filter[author_name]=editor", "editor"))
 	f.set("GetUserBySlug", nil)
-	if got := e.do("GET", posts+"?filter[author_name]=editor", "editor"); got.Status != 200 || len(got.arr()) != 1 {
+	if got := e.do("GET", posts+"?filter[author_name]=editor", "editor"); got.Status != 200 || len(got.Array()) != 1 {
 		t.Fatalf("filter[author_name]=editor: %d %s", got.Status, got.Body)
 	}
-	if got := e.do("GET", posts+"?filter[author_name]=nobody", "editor"); got.Status != 200 || len(got.arr()) != 0 {
+	if got := e.do("GET", posts+"?filter[author_name]=nobody", "editor"); got.Status != 200 || len(got.Array()) != 0 {
 		t.Fatalf("filter[author_name]=nobody: %d %s", got.Status, got.Body)
 	}
 }

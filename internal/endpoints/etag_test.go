@@ -15,7 +15,7 @@ func TestConditionalGetFollowsVisibleWrites(t *testing.T) {
 	e := newEnv(t, func(c *configT) { c.Cache.Responses = &off })
 	p := e.createPost("editor", "post", map[string]any{"title": "Tagged"})
 	first := e.do("GET", "/api/svc/v2/posts", "")
-	first.wantStatus(200)
+	first.WantStatus(200)
 	tag := first.Header.Get("ETag")
 	if tag == "" {
 		t.Fatal("no ETag on an anonymous list")
@@ -28,7 +28,7 @@ func TestConditionalGetFollowsVisibleWrites(t *testing.T) {
 		t.Fatalf("signed in: %d, ETag %q", signed.Status, signed.Header.Get("ETag"))
 	}
 	item := e.do("GET", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "")
-	item.wantStatus(200)
+	item.WantStatus(200)
 	itemTag := item.Header.Get("ETag")
 	if itemTag == "" || itemTag == tag {
 		t.Fatalf("item ETag %q (list %q)", itemTag, tag)
@@ -36,9 +36,9 @@ func TestConditionalGetFollowsVisibleWrites(t *testing.T) {
 
 	e.createPost("editor", "post", map[string]any{"title": "Another"})
 	after := e.do("GET", "/api/svc/v2/posts", "", nil, "If-None-Match", tag)
-	after.wantStatus(200)
-	if len(after.arr()) != 2 || after.Header.Get("ETag") == tag {
-		t.Fatalf("after a write: %d posts, ETag %q (old %q)", len(after.arr()), after.Header.Get("ETag"), tag)
+	after.WantStatus(200)
+	if len(after.Array()) != 2 || after.Header.Get("ETag") == tag {
+		t.Fatalf("after a write: %d posts, ETag %q (old %q)", len(after.Array()), after.Header.Get("ETag"), tag)
 	}
 	tag = after.Header.Get("ETag")
 	itemTag = e.do("GET", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "").Header.Get("ETag")
@@ -53,7 +53,7 @@ func TestConditionalGetFollowsVisibleWrites(t *testing.T) {
 		t.Fatalf("item after a hidden draft: %d, want 304", r.Status)
 	}
 	// A write that changes what it answers retires the tag.
-	e.do("POST", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "editor", map[string]any{"title": "Retitled"}).wantStatus(200)
+	e.do("POST", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "editor", map[string]any{"title": "Retitled"}).WantStatus(200)
 	if r := e.do("GET", "/api/svc/v2/posts/"+strconv.FormatInt(p.ID, 10), "", nil, "If-None-Match", itemTag); r.Status != 200 {
 		t.Fatalf("item after its update: %d, want 200", r.Status)
 	}

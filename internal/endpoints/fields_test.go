@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // TestFieldsSkipsQueriesForFieldsNotAsked checks that _fields is a field
@@ -15,19 +17,19 @@ import (
 func TestFieldsSkipsQueriesForFieldsNotAsked(t *testing.T) {
 	e := newEnv(t)
 	root := e.createPost("editor", "page", map[string]any{"title": "Root"})
-	cat := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Cat"}).obj()["id"]
+	cat := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Cat"}).Object()["id"]
 	for i := 0; i < 5; i++ {
 		e.createPost("editor", "post", map[string]any{"title": fmt.Sprintf("Post %d", i), "categories": []any{cat}})
 		e.createPost("editor", "page", map[string]any{"title": fmt.Sprintf("Page %d", i), "parent": root.ID})
 	}
-	count := func(path string) (int64, *resp) {
+	count := func(path string) (int64, *testkit.Response) {
 		// A write first, so that no cached count or response hides a
 		// statement.
 		e.createPost("editor", "post", map[string]any{"title": "Bump", "date": "2001-01-01T00:00:00"})
-		before := e.db.Statements()
+		before := e.Statements()
 		r := e.do("GET", path, "")
-		r.wantStatus(200)
-		return e.db.Statements() - before, r
+		r.WantStatus(200)
+		return e.Statements() - before, r
 	}
 	for _, tc := range []struct{ base, few, all string }{
 		{"/api/svc/v2/posts?per_page=5&", "_fields=id,title", "_fields=id,title,categories,_links"},
@@ -36,7 +38,7 @@ func TestFieldsSkipsQueriesForFieldsNotAsked(t *testing.T) {
 		// The smaller request runs first, on colder caches, and still
 		// costs less.
 		few, r := count(tc.base + tc.few)
-		for _, it := range r.arr() {
+		for _, it := range r.Array() {
 			k := keys(it.(map[string]any))
 			sort.Strings(k)
 			if got := strings.Join(k, ","); got != "id,title" {
@@ -53,7 +55,7 @@ func TestFieldsSkipsQueriesForFieldsNotAsked(t *testing.T) {
 func TestFieldsOnEveryKindOfResource(t *testing.T) {
 	e := newEnv(t)
 	p := e.createPost("editor", "post", map[string]any{"title": "Hello", "content": "Some *content*", "status": "publish"})
-	e.do("POST", "/api/svc/v2/comments", "editor", map[string]any{"post": p.ID, "content": "Nice"}).wantStatus(201)
+	e.do("POST", "/api/svc/v2/comments", "editor", map[string]any{"post": p.ID, "content": "Nice"}).WantStatus(201)
 	for _, tc := range []struct{ path, login, want string }{
 		{fmt.Sprintf("/api/svc/v2/posts/%d?_fields=id,content.rendered", p.ID), "", "content,id"},
 		{"/api/svc/v2/comments?_fields=id,post", "", "id,post"},
@@ -64,7 +66,7 @@ func TestFieldsOnEveryKindOfResource(t *testing.T) {
 		{"/api/svc/v2/statuses?_fields=name", "", "name"},
 	} {
 		r := e.do("GET", tc.path, tc.login)
-		r.wantStatus(200)
+		r.WantStatus(200)
 		var body any
 		if err := json.Unmarshal(r.Body, &body); err != nil {
 			t.Fatalf("%s: %v", tc.path, err)
@@ -98,7 +100,7 @@ func TestFieldsOnEveryKindOfResource(t *testing.T) {
 		}
 	}
 	r := e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d?_fields=content.rendered", p.ID), "")
-	content := r.obj()["content"].(map[string]any)
+	content := r.Object()["content"].(map[string]any)
 	if len(content) != 1 || !strings.Contains(content["rendered"].(string), "content") {
 		t.Errorf("content.rendered: %v", content)
 	}

@@ -35,15 +35,15 @@ func FuzzCollectionQuery(f *testing.F) {
 	e := newEnv(f)
 	e.createPost("editor", "post", map[string]any{"title": "Fuzzed", "content": "body"})
 	f.Fuzz(func(t *testing.T, route, role uint8, query string) {
-		u := e.srv.URL + "/api/svc/v2/" + collectionRoutes[int(route)%len(collectionRoutes)] + "?" + query
+		u := e.URL + "/api/svc/v2/" + collectionRoutes[int(route)%len(collectionRoutes)] + "?" + query
 		req, err := http.NewRequest("GET", u, nil)
 		if err != nil {
 			return
 		}
 		if login := allRoles[int(role)%len(allRoles)]; login != "" {
-			req.SetBasicAuth(login, e.pass[login])
+			req.SetBasicAuth(login, e.Users[login].AppPassword)
 		}
-		res, err := e.srv.Client().Do(req)
+		res, err := e.HTTP.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,13 +89,13 @@ func FuzzWriteBody(f *testing.F) {
 		if update {
 			target = item
 		}
-		req, err := http.NewRequest("POST", e.srv.URL+target, strings.NewReader(body))
+		req, err := http.NewRequest("POST", e.URL+target, strings.NewReader(body))
 		if err != nil {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
-		req.SetBasicAuth("administrator", e.pass["administrator"])
-		res, err := e.srv.Client().Do(req)
+		req.SetBasicAuth("administrator", e.Users["administrator"].AppPassword)
+		res, err := e.HTTP.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -167,24 +167,9 @@ func (c *mediaController) createPermission(r *rest.Request) error {
 // ---- handlers ----
 
 func (c *mediaController) get(r *rest.Request) (*rest.Response, error) {
-	p, err := c.loadOwn(r)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return nil, errInvalidID(404)
-	}
-	res, err := c.prepareMediaOne(r, p, requestContext(r))
-	if err != nil {
-		return nil, err
-	}
-	resp := rest.NewResponse(200, res)
-	if link, ok := res.Value("link"); ok {
-		if s, ok := link.(string); ok && p.Status == "inherit" {
-			resp.SetHeader("Link", "<"+s+`>; rel="alternate"; type=text/html`)
-		}
-	}
-	return resp, nil
+	return getItem(r, c.loadOwn, errPostNotFound, c.prepareMediaOne, func(resp *rest.Response, p *store.Post, res *rest.Resource) {
+		setAlternate(resp, res, p.Status == "inherit")
+	})
 }
 
 // upload takes the file of a create request, which the server streamed
@@ -327,12 +312,9 @@ func (c *mediaController) update(r *rest.Request) (*rest.Response, error) {
 			return nil, apiError(r, err)
 		}
 	}
-	old, err := c.loadOwn(r)
+	old, err := loadItem(r, c.loadOwn, errPostInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, errInvalidID(400)
 	}
 	in, err := c.mediaInput(r)
 	if err != nil {
@@ -357,12 +339,9 @@ func (c *mediaController) update(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *mediaController) delete(r *rest.Request) (*rest.Response, error) {
-	p, err := c.loadOwn(r)
+	p, err := loadItem(r, c.loadOwn, errPostNotFound)
 	if err != nil {
 		return nil, err
-	}
-	if p == nil {
-		return nil, errInvalidID(404)
 	}
 	if !r.Bool("force") && !c.site.Trashable(c.pt, p) {
 		return nil, rest.NewError("rest_trash_not_supported", 501, "The post does not support trashing.")

@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // rawUpload posts data as a raw body named name.
-func (e *mediaEnv) rawUpload(login, name, ctype string, data []byte) *resp {
-	e.t.Helper()
+func (e *mediaEnv) rawUpload(login, name, ctype string, data []byte) *testkit.Response {
+	e.T.Helper()
 	return e.uploadRaw(login, "", data, "Content-Type", ctype, "Content-Disposition", `attachment; filename="`+name+`"`)
 }
 
@@ -40,15 +41,15 @@ func TestMediaActiveTypesNeedUnfilteredHTML(t *testing.T) {
 	// An author has no unfiltered_html: 400, on both upload forms, and
 	// nothing is stored.
 	for _, f := range files {
-		m := e.rawUpload("author", f.name, f.ctype, []byte(f.body)).wantError(400, "rest_upload_invalid_type")
+		m := e.rawUpload("author", f.name, f.ctype, []byte(f.body)).WantError(400, "rest_upload_invalid_type")
 		if !strings.Contains(m["message"].(string), "not allowed to upload this file type") {
 			t.Errorf("%s: message %v", f.name, m["message"])
 		}
-		e.uploadForm("author", f.name, []byte(f.body), nil).wantError(400, "rest_upload_invalid_type")
+		e.uploadForm("author", f.name, []byte(f.body), nil).WantError(400, "rest_upload_invalid_type")
 	}
 	// Server-side scripts and Flash are refused whatever the list says.
 	for _, name := range []string{"shell.php", "shell.phtml", "shell.php5", "shell.phar", "inc.shtml", "old.swf"} {
-		e.rawUpload("author", name, "application/octet-stream", []byte("<?php system($_GET['c']);")).wantError(400, "rest_upload_invalid_type")
+		e.rawUpload("author", name, "application/octet-stream", []byte("<?php system($_GET['c']);")).WantError(400, "rest_upload_invalid_type")
 	}
 	if got := e.files(); len(got) != 0 {
 		t.Fatalf("refused uploads left files: %v", got)
@@ -57,16 +58,16 @@ func TestMediaActiveTypesNeedUnfilteredHTML(t *testing.T) {
 	for _, login := range []string{"editor", "administrator"} {
 		for _, f := range files {
 			r := e.rawUpload(login, f.name, f.ctype, []byte(f.body))
-			r.wantStatus(201)
-			if r.obj()["mime_type"] != f.ctype {
-				t.Errorf("%s %s: mime_type %v", login, f.name, r.obj()["mime_type"])
+			r.WantStatus(201)
+			if r.Object()["mime_type"] != f.ctype {
+				t.Errorf("%s %s: mime_type %v", login, f.name, r.Object()["mime_type"])
 			}
 		}
-		e.rawUpload(login, "shell.php", "application/octet-stream", []byte("<?php")).wantError(400, "rest_upload_invalid_type")
+		e.rawUpload(login, "shell.php", "application/octet-stream", []byte("<?php")).WantError(400, "rest_upload_invalid_type")
 	}
 	// Plain files stay open to authors.
-	e.rawUpload("author", "notes.txt", "text/plain", []byte("hello")).wantStatus(201)
-	e.rawUpload("author", "a.png", "image/png", pngOf(t, 8, 8)).wantStatus(201)
+	e.rawUpload("author", "notes.txt", "text/plain", []byte("hello")).WantStatus(201)
+	e.rawUpload("author", "a.png", "image/png", pngOf(t, 8, 8)).WantStatus(201)
 }
 
 func TestMediaHTMLOrSVGBodyNamedAsImageIsRefused(t *testing.T) {
@@ -83,8 +84,8 @@ func TestMediaHTMLOrSVGBodyNamedAsImageIsRefused(t *testing.T) {
 	}
 	for _, login := range []string{"author", "administrator"} {
 		for name, body := range bodies {
-			e.rawUpload(login, name, "application/octet-stream", []byte(body)).wantError(400, "rest_upload_sniffed_type_not_allowed")
-			e.uploadForm(login, name, []byte(body), nil).wantError(400, "rest_upload_sniffed_type_not_allowed")
+			e.rawUpload(login, name, "application/octet-stream", []byte(body)).WantError(400, "rest_upload_sniffed_type_not_allowed")
+			e.uploadForm(login, name, []byte(body), nil).WantError(400, "rest_upload_sniffed_type_not_allowed")
 		}
 	}
 	if got := e.files(); len(got) != 0 {
@@ -102,8 +103,8 @@ func TestMediaImageMetaIsSanitizedAsPlainText(t *testing.T) {
 		116: {`&copy; 2024 <iframe src=//evil>`},
 	})
 	r := e.rawUpload("author", "sunset.jpg", "image/jpeg", data)
-	r.wantStatus(201)
-	obj := r.obj()
+	r.WantStatus(201)
+	obj := r.Object()
 	meta := obj["media_details"].(map[string]any)["image_meta"].(map[string]any)
 	want := map[string]any{"title": "Sunset", "caption": "Boats\nat dawn", "credit": "Folio Press", "copyright": "&copy; 2024"}
 	for k, v := range want {
@@ -177,12 +178,12 @@ func TestMediaImageQueueFullIs503WithRetryAfter(t *testing.T) {
 	}()
 	<-g.hit
 	r := e.rawUpload("author", "wait.png", "image/png", pngOf(t, 40, 30))
-	r.wantError(503, "rest_upload_queue_full")
+	r.WantError(503, "rest_upload_queue_full")
 	if r.Header.Get("Retry-After") == "" {
 		t.Errorf("no Retry-After: %v", r.Header)
 	}
 	// Files that are not images do not queue.
-	e.rawUpload("author", "notes.txt", "text/plain", []byte("hello")).wantStatus(201)
+	e.rawUpload("author", "notes.txt", "text/plain", []byte("hello")).WantStatus(201)
 	close(g.open)
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestMediaImageQueueFullIs503WithRetryAfter(t *testing.T) {
 	if got := e.files(); len(got) != 1 {
 		t.Errorf("files after a refused image: %v", got)
 	}
-	e.rawUpload("author", "now.png", "image/png", pngOf(t, 40, 30)).wantStatus(201)
+	e.rawUpload("author", "now.png", "image/png", pngOf(t, 40, 30)).WantStatus(201)
 }
 
 // pngDeclaring is a PNG whose header declares w×h pixels at the given bit
@@ -216,7 +217,7 @@ func TestMediaImageOverTheMemoryBudgetIsRefused(t *testing.T) {
 	e := newMediaEnv(t, func(c *config.Config) { c.Media.MaxImagePixels = 50_000_000 })
 	// 16-bit 7000×7000: under the pixel limit, 392 MB decoded.
 	start := time.Now()
-	m := e.rawUpload("author", "huge.png", "image/png", pngDeclaring(7000, 7000, 16, 2)).wantError(500, "rest_upload_sideload_error")
+	m := e.rawUpload("author", "huge.png", "image/png", pngDeclaring(7000, 7000, 16, 2)).WantError(500, "rest_upload_sideload_error")
 	if !strings.Contains(m["message"].(string), "more memory than the site allows") {
 		t.Errorf("message %v", m["message"])
 	}

@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/HugoSmits86/nativewebp"
+	"github.com/folio-server/folio/internal/media"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
-	"github.com/folio-server/folio/internal/media"
 )
 
 func webpOf(t *testing.T, w, h int) []byte {
@@ -28,8 +27,8 @@ func webpOf(t *testing.T, w, h int) []byte {
 func TestMediaWebPSizesStayWebP(t *testing.T) {
 	e := newMediaEnv(t)
 	r := e.uploadRaw("author", "", webpOf(t, 1200, 800), "Content-Type", "image/webp", "Content-Disposition", `attachment; filename="wide.webp"`)
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	if m["mime_type"] != "image/webp" || m["media_type"] != "image" {
 		t.Fatalf("record = %s", r.Body)
 	}
@@ -100,8 +99,8 @@ func TestMediaIPTCMetadataAndDefaults(t *testing.T) {
 	up := func(query string, data []byte) map[string]any {
 		t.Helper()
 		r := e.uploadRaw("author", query, data, "Content-Type", "image/jpeg", "Content-Disposition", `attachment; filename="IMG_0001.jpg"`)
-		r.wantStatus(201)
-		return r.obj()
+		r.WantStatus(201)
+		return r.Object()
 	}
 	m := up("", data)
 	if m["title"].(map[string]any)["raw"] != "Harbour at dawn" {
@@ -135,14 +134,14 @@ func TestMediaIPTCMetadataAndDefaults(t *testing.T) {
 // crashUpload leaves what a process dying mid-upload leaves: reserved
 // names (owner 0) and the files written under them, with no record.
 func (e *mediaEnv) crashUpload(blobs media.Blobs, paths ...string) {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
 	if err := e.db.ReserveMediaPaths(ctx, paths); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	for _, p := range paths {
 		if err := blobs.Put(ctx, p, strings.NewReader("partial"), 7, "image/png"); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 }

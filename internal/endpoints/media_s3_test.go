@@ -63,8 +63,8 @@ func TestMediaOnRealS3(t *testing.T) {
 		if f := m2["media_details"].(map[string]any)["file"]; f != monthFolder()+"/cloud-1.png" {
 			t.Errorf("second file = %v", f)
 		}
-		e.do("DELETE", fmt.Sprintf("%s/%v?force=true", mediaPath, m["id"]), "author").wantStatus(200)
-		e.do("DELETE", fmt.Sprintf("%s/%v?force=true", mediaPath, m2["id"]), "author").wantStatus(200)
+		e.do("DELETE", fmt.Sprintf("%s/%v?force=true", mediaPath, m["id"]), "author").WantStatus(200)
+		e.do("DELETE", fmt.Sprintf("%s/%v?force=true", mediaPath, m2["id"]), "author").WantStatus(200)
 		if left := srv.Objects(t, o.Bucket, "site/"); len(left) != 0 {
 			t.Errorf("objects left after delete: %v", left)
 		}
@@ -73,10 +73,10 @@ func TestMediaOnRealS3(t *testing.T) {
 	t.Run("private media stay private in the API", func(t *testing.T) {
 		e, _, _ := onBucket(t)
 		post := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Secret", "status": "private"})
-		post.wantStatus(201)
-		m := e.png("editor", "inner.png", 20, 20, fmt.Sprintf("?post=%v", post.obj()["id"]))
-		e.do("GET", fmt.Sprintf("%s/%v", mediaPath, m["id"]), "").wantError(401, "rest_forbidden")
-		e.do("GET", fmt.Sprintf("%s/%v", mediaPath, m["id"]), "editor").wantStatus(200)
+		post.WantStatus(201)
+		m := e.png("editor", "inner.png", 20, 20, fmt.Sprintf("?post=%v", post.Object()["id"]))
+		e.do("GET", fmt.Sprintf("%s/%v", mediaPath, m["id"]), "").WantError(401, "rest_forbidden")
+		e.do("GET", fmt.Sprintf("%s/%v", mediaPath, m["id"]), "editor").WantStatus(200)
 	})
 
 	t.Run("a missing bucket refuses uploads and records nothing", func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestMediaOnRealS3(t *testing.T) {
 		}
 		e.site.SetBlobs(blobs)
 		r := e.uploadRaw("author", "", pngOf(t, 20, 20), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="a.png"`)
-		body := r.wantError(500, "rest_upload_sideload_error")
+		body := r.WantError(500, "rest_upload_sideload_error")
 		if msg := body["message"].(string); strings.Contains(msg, "NoSuchBucket") || strings.Contains(msg, srv.Endpoint) {
 			t.Errorf("the message tells the storage's internals: %q", msg)
 		}
@@ -105,7 +105,7 @@ func TestMediaOnRealS3(t *testing.T) {
 		}
 		e.site.SetBlobs(bad)
 		e.uploadRaw("author", "", pngOf(t, 20, 20), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="a.png"`).
-			wantError(500, "rest_upload_sideload_error")
+			WantError(500, "rest_upload_sideload_error")
 		if ids, _ := e.mediaIDs("administrator", ""); len(ids) != 0 {
 			t.Errorf("records after a refused upload: %v", ids)
 		}
@@ -137,7 +137,7 @@ func TestMediaOnRealS3(t *testing.T) {
 		e.site.SetBlobs(blobs)
 		big := bytes.Repeat([]byte("%PDF-1.4\n"), 200_000) // 1.8 MB
 		r := e.uploadRaw("author", "", big, "Content-Type", "application/pdf", "Content-Disposition", `attachment; filename="big.pdf"`)
-		r.wantError(503, "rest_upload_storage_unavailable")
+		r.WantError(503, "rest_upload_storage_unavailable")
 		if r.Header.Get("Retry-After") == "" {
 			t.Error("503 without Retry-After")
 		}
@@ -158,11 +158,11 @@ func TestMediaOnRealS3(t *testing.T) {
 		}
 		e.site.SetBlobs(good)
 		m := e.uploadRaw("author", "", big, "Content-Type", "application/pdf", "Content-Disposition", `attachment; filename="big.pdf"`)
-		m.wantStatus(201)
-		if f := m.obj()["media_details"].(map[string]any)["file"]; f != nil && f != monthFolder()+"/big.pdf" {
+		m.WantStatus(201)
+		if f := m.Object()["media_details"].(map[string]any)["file"]; f != nil && f != monthFolder()+"/big.pdf" {
 			t.Errorf("file after retry = %v, want %s/big.pdf", f, monthFolder())
 		}
-		if src := m.obj()["source_url"].(string); !strings.HasSuffix(src, monthFolder()+"/big.pdf") {
+		if src := m.Object()["source_url"].(string); !strings.HasSuffix(src, monthFolder()+"/big.pdf") {
 			t.Errorf("source_url after retry = %s", src)
 		}
 	})
@@ -185,7 +185,7 @@ func TestMediaWhileRealS3IsDown(t *testing.T) {
 	srv.Stop()
 
 	r := e.uploadRaw("author", "", pngOf(t, 20, 20), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="during.png"`)
-	r.wantError(503, "rest_upload_storage_unavailable")
+	r.WantError(503, "rest_upload_storage_unavailable")
 	if r.Header.Get("Retry-After") == "" {
 		t.Error("503 without Retry-After")
 	}
@@ -193,7 +193,7 @@ func TestMediaWhileRealS3IsDown(t *testing.T) {
 	if len(ids) != 1 || fmt.Sprint(ids[0]) != fmt.Sprint(before["id"]) {
 		t.Errorf("records while the storage is down = %v, want only %v", ids, before["id"])
 	}
-	e.do("GET", fmt.Sprintf("%s/%v", mediaPath, before["id"]), "").wantStatus(200)
+	e.do("GET", fmt.Sprintf("%s/%v", mediaPath, before["id"]), "").WantStatus(200)
 }
 
 // cuttingProxy forwards TCP connections to a backend until limit bytes

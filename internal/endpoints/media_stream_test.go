@@ -16,9 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-server/folio/internal/auth"
-	"github.com/folio-server/folio/internal/endpoints"
-	"github.com/folio-server/folio/internal/rest"
+	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // zipStream produces size bytes that sniff as a zip archive, generated on
@@ -51,16 +50,8 @@ func zipSum(size int64) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// bigUploadServer serves e's site with the production upload limit.
-func (e *mediaEnv) bigUploadServer() *httptest.Server {
-	e.t.Helper()
-	rs := rest.NewServer(rest.Config{Names: rest.DefaultNames(), MaxUploadBytes: 64 << 20,
-		Authenticate: auth.Chain(&auth.BasicAuth{Users: e.db, Apps: e.db, Roles: e.site.Roles(), Now: time.Now})})
-	endpoints.Register(rs, e.site)
-	srv := httptest.NewServer(rs)
-	e.t.Cleanup(srv.Close)
-	return srv
-}
+// bigUploads is the production upload limit.
+func bigUploads(c *config.Config) { c.Limits.MaxUploadBytes = config.DefaultMaxUploadBytes }
 
 // allocatedBy returns how many bytes of heap fn allocated, in all
 // goroutines (the server's included).
@@ -77,24 +68,23 @@ func allocatedBy(fn func()) uint64 {
 // memory an upload takes does not grow with the file's size. Reading a
 // 40 MiB body into memory allocates at least 40 MiB.
 func TestMediaUploadStreamsLargeFiles(t *testing.T) {
-	e := newMediaEnv(t)
-	srv := e.bigUploadServer()
+	e := newMediaEnv(t, bigUploads)
 	const size = 40 << 20
 	sum := zipSum(size)
 	const bound = 8 << 20
 
-	post := func(body io.Reader, ctype string, headers ...string) *resp {
+	post := func(body io.Reader, ctype string, headers ...string) *testkit.Response {
 		t.Helper()
-		req, err := http.NewRequest("POST", srv.URL+mediaPath, body)
+		req, err := http.NewRequest("POST", e.URL+mediaPath, body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", ctype)
-		req.SetBasicAuth("author", e.pass["author"])
+		req.SetBasicAuth("author", e.Users["author"].AppPassword)
 		for i := 0; i+1 < len(headers); i += 2 {
 			req.Header.Set(headers[i], headers[i+1])
 		}
-		res, err := srv.Client().Do(req)
+		res, err := e.HTTP.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,12 +93,12 @@ func TestMediaUploadStreamsLargeFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &resp{t: t, Status: res.StatusCode, Header: res.Header, Body: data}
+		return &testkit.Response{T: t, Status: res.StatusCode, Header: res.Header, Body: data}
 	}
-	checkFile := func(r *resp, name string) {
+	checkFile := func(r *testkit.Response, name string) {
 		t.Helper()
-		r.wantStatus(201)
-		m := r.obj()
+		r.WantStatus(201)
+		m := r.Object()
 		if m["mime_type"] != "application/zip" || m["media_type"] != "file" {
 			t.Errorf("type = %v / %v", m["mime_type"], m["media_type"])
 		}
@@ -125,7 +115,7 @@ func TestMediaUploadStreamsLargeFiles(t *testing.T) {
 		}
 	}
 
-	var raw *resp
+	var raw *testkit.Response
 	got := allocatedBy(func() {
 		raw = post(&zipStream{size: size}, "application/zip",
 			"Content-Disposition", `attachment; filename="big.zip"`, "Content-MD5", sum)
@@ -159,10 +149,10 @@ func TestMediaUploadStreamsLargeFiles(t *testing.T) {
 		}
 		pw.CloseWithError(err)
 	}()
-	var form *resp
+	var form *testkit.Response
 	got = allocatedBy(func() { form = post(pr, mw.FormDataContentType()) })
 	checkFile(form, "big-form.zip")
-	m := form.obj()
+	m := form.Object()
 	if m["title"].(map[string]any)["raw"] != "Big archive" || m["caption"] != "Caption after the file" || m["alt_text"] != "Alt" {
 		t.Errorf("fields = %v / %v / %v", m["title"], m["caption"], m["alt_text"])
 	}
@@ -173,14 +163,14 @@ func TestMediaUploadStreamsLargeFiles(t *testing.T) {
 
 	// A wrong Content-MD5 is still refused, and nothing is left behind.
 	post(&zipStream{size: 1 << 20}, "application/zip", "Content-Disposition", `attachment; filename="bad.zip"`,
-		"Content-MD5", strings.Repeat("0", 32)).wantError(412, "rest_upload_hash_mismatch")
+		"Content-MD5", strings.Repeat("0", 32)).WantError(412, "rest_upload_hash_mismatch")
 	// Past the limit: 413 as before, also for a body of unknown length.
-	req, _ := http.NewRequest("POST", srv.URL+mediaPath, &zipStream{size: 65 << 20})
+	req, _ := http.NewRequest("POST", e.URL+mediaPath, &zipStream{size: 65 << 20})
 	req.ContentLength = -1
 	req.Header.Set("Content-Type", "application/zip")
 	req.Header.Set("Content-Disposition", `attachment; filename="huge.zip"`)
-	req.SetBasicAuth("author", e.pass["author"])
-	res, err := srv.Client().Do(req)
+	req.SetBasicAuth("author", e.Users["author"].AppPassword)
+	res, err := e.HTTP.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,12 +235,13 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // received (the create endpoint's UploadGate): anonymous callers get 401,
 // subscribers 403, both rest_cannot_create, and the handler reads none of
 // the body; nothing is stored. Served in-process so that the count is of
-// what the server read, not what the client managed to send.
+// what the server read, not what the client managed to send, by the
+// endpoints' REST server with HTTP Basic authentication only: the site's
+// browser sessions look for a nonce field in the first MiB of a form body
+// before any endpoint runs, which is not the gate's doing.
 func TestMediaUploadRefusedBeforeTheFileIsRead(t *testing.T) {
-	e := newMediaEnv(t)
-	rs := rest.NewServer(rest.Config{Names: rest.DefaultNames(), MaxUploadBytes: 64 << 20,
-		Authenticate: auth.Chain(&auth.BasicAuth{Users: e.db, Apps: e.db, Roles: e.site.Roles(), Now: time.Now})})
-	endpoints.Register(rs, e.site)
+	e := newMediaEnv(t, bigUploads)
+	h, _ := e.api(e.db, nil)
 	const size = 32 << 20
 	for _, tc := range []struct {
 		login, ctype string
@@ -267,12 +258,12 @@ func TestMediaUploadRefusedBeforeTheFileIsRead(t *testing.T) {
 		req.Header.Set("Content-Type", tc.ctype)
 		req.Header.Set("Content-Disposition", `attachment; filename="x.zip"`)
 		if tc.login != "" {
-			req.SetBasicAuth(tc.login, e.pass[tc.login])
+			req.SetBasicAuth(tc.login, e.Users[tc.login].AppPassword)
 		}
 		rec := httptest.NewRecorder()
-		rs.ServeHTTP(rec, req)
-		r := &resp{t: t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
-		r.wantError(tc.status, "rest_cannot_create")
+		h.ServeHTTP(rec, req)
+		r := &testkit.Response{T: t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+		r.WantError(tc.status, "rest_cannot_create")
 		if body.n != 0 {
 			t.Errorf("%q %s: the server read %d bytes of the refused file", tc.login, tc.ctype, body.n)
 		}
@@ -284,8 +275,8 @@ func TestMediaUploadRefusedBeforeTheFileIsRead(t *testing.T) {
 	req := httptest.NewRequest("POST", mediaPath, &zipStream{size: 1 << 20})
 	req.Header.Set("Content-Type", "application/zip")
 	req.Header.Set("Content-Disposition", `attachment; filename="ok.zip"`)
-	req.SetBasicAuth("author", e.pass["author"])
+	req.SetBasicAuth("author", e.Users["author"].AppPassword)
 	rec := httptest.NewRecorder()
-	rs.ServeHTTP(rec, req)
-	(&resp{t: t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}).wantStatus(201)
+	h.ServeHTTP(rec, req)
+	(&testkit.Response{T: t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}).WantStatus(201)
 }

@@ -25,18 +25,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/events"
-
+	"github.com/folio-server/folio/internal/media"
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/testkit"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
-	"github.com/folio-server/folio/internal/auth"
-	"github.com/folio-server/folio/internal/config"
-	"github.com/folio-server/folio/internal/content"
-	"github.com/folio-server/folio/internal/endpoints"
-	"github.com/folio-server/folio/internal/media"
-	"github.com/folio-server/folio/internal/rest"
-	"github.com/folio-server/folio/internal/store"
 )
 
 const mediaPath = "/api/svc/v2/media"
@@ -99,8 +94,8 @@ func gifOf(t *testing.T, w, h int) []byte {
 var webpTiny = []byte("RIFF\x22\x00\x00\x00WEBPVP8 \x16\x00\x00\x00\x30\x01\x00\x9d\x01\x2a\x01\x00\x01\x00\x0e\xc0\xfe\x25\xa4\x00\x03\x70\x00\x00\x00\x00")
 
 // uploadRaw posts data as a raw body with the given headers.
-func (e *mediaEnv) uploadRaw(login, query string, data []byte, headers ...string) *resp {
-	e.t.Helper()
+func (e *mediaEnv) uploadRaw(login, query string, data []byte, headers ...string) *testkit.Response {
+	e.T.Helper()
 	args := []any{data}
 	for _, h := range headers {
 		args = append(args, h)
@@ -109,8 +104,8 @@ func (e *mediaEnv) uploadRaw(login, query string, data []byte, headers ...string
 }
 
 // uploadForm posts a multipart form with the file in part "file".
-func (e *mediaEnv) uploadForm(login, filename string, data []byte, fields map[string]string, headers ...string) *resp {
-	e.t.Helper()
+func (e *mediaEnv) uploadForm(login, filename string, data []byte, fields map[string]string, headers ...string) *testkit.Response {
+	e.T.Helper()
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
 	for k, v := range fields {
@@ -121,7 +116,7 @@ func (e *mediaEnv) uploadForm(login, filename string, data []byte, fields map[st
 	h.Set("Content-Type", "application/octet-stream")
 	pw, err := mw.CreatePart(h)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	_, _ = pw.Write(data)
 	_ = mw.Close()
@@ -133,10 +128,10 @@ func (e *mediaEnv) uploadForm(login, filename string, data []byte, fields map[st
 }
 
 func (e *mediaEnv) png(login, name string, w, h int, query string) map[string]any {
-	e.t.Helper()
-	r := e.uploadRaw(login, query, pngOf(e.t, w, h), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="`+name+`"`)
-	r.wantStatus(201)
-	return r.obj()
+	e.T.Helper()
+	r := e.uploadRaw(login, query, pngOf(e.T, w, h), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="`+name+`"`)
+	r.WantStatus(201)
+	return r.Object()
 }
 
 func monthFolder() string {
@@ -161,10 +156,10 @@ func TestMediaUploadRawImageFieldsAndSizes(t *testing.T) {
 	e := newMediaEnv(t)
 	r := e.uploadRaw("author", "?alt_text=%3Cscript%3Ex%3C/script%3EA%20gradient&caption=Cap%20%3Cb%3Eok%3C/b%3E", pngOf(t, 1200, 800),
 		"Content-Type", "image/png", "Content-Disposition", `attachment; filename="Oracle Landscape.PNG"`)
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	id := m["id"].(float64)
-	if r.Header.Get("Location") != e.srv.URL+mediaPath+"/"+fmt.Sprint(id) {
+	if r.Header.Get("Location") != e.URL+mediaPath+"/"+fmt.Sprint(id) {
 		t.Fatalf("Location = %q", r.Header.Get("Location"))
 	}
 	folder := monthFolder()
@@ -184,7 +179,7 @@ func TestMediaUploadRawImageFieldsAndSizes(t *testing.T) {
 	if m["post"] != nil {
 		t.Errorf("post = %v, want null", m["post"])
 	}
-	if m["source_url"] != e.srv.URL+"/uploads/"+file {
+	if m["source_url"] != e.URL+"/uploads/"+file {
 		t.Errorf("source_url = %v", m["source_url"])
 	}
 	d := m["media_details"].(map[string]any)
@@ -201,7 +196,7 @@ func TestMediaUploadRawImageFieldsAndSizes(t *testing.T) {
 		if s["width"] != wh[0] || s["height"] != wh[1] || s["mime_type"] != "image/png" {
 			t.Errorf("size %s = %v", name, s)
 		}
-		if !strings.HasPrefix(s["source_url"].(string), e.srv.URL+"/uploads/"+folder+"/Oracle-Landscape") {
+		if !strings.HasPrefix(s["source_url"].(string), e.URL+"/uploads/"+folder+"/Oracle-Landscape") {
 			t.Errorf("size %s source_url = %v", name, s["source_url"])
 		}
 	}
@@ -225,8 +220,8 @@ func TestMediaUploadRawImageFieldsAndSizes(t *testing.T) {
 	}
 	// Embed context keeps the embed fields.
 	g := e.do("GET", fmt.Sprintf("%s/%v?context=embed", mediaPath, id), "")
-	g.wantStatus(200)
-	em := g.obj()
+	g.WantStatus(200)
+	em := g.Object()
 	for _, k := range []string{"id", "date", "slug", "type", "link", "title", "author", "alt_text", "media_type", "mime_type", "media_details", "source_url"} {
 		if _, ok := em[k]; !ok {
 			t.Errorf("embed context lacks %s", k)
@@ -260,8 +255,8 @@ func TestMediaUploadFormatsAndSmallImages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.uploadRaw("editor", "", tc.data, "Content-Type", tc.ctype, "Content-Disposition", `attachment; filename="`+tc.name+`"`)
-			r.wantStatus(201)
-			m := r.obj()
+			r.WantStatus(201)
+			m := r.Object()
 			if m["media_type"] != tc.mediaType || m["mime_type"] != tc.mime {
 				t.Fatalf("media_type %v mime_type %v", m["media_type"], m["mime_type"])
 			}
@@ -302,17 +297,17 @@ func TestMediaContentDispositionForms(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := e.uploadRaw("author", "", data, "Content-Type", "text/plain", "Content-Disposition", tc.disposition)
-		r.wantStatus(201)
-		if f := r.obj()["source_url"].(string); !strings.HasSuffix(f, "/"+monthFolder()+"/"+tc.file) {
+		r.WantStatus(201)
+		if f := r.Object()["source_url"].(string); !strings.HasSuffix(f, "/"+monthFolder()+"/"+tc.file) {
 			t.Errorf("%s: source_url = %s, want file %s", tc.disposition, f, tc.file)
 		}
 	}
 	// Missing parts of a raw upload.
-	e.uploadRaw("author", "", nil, "Content-Type", "text/plain", "Content-Disposition", `attachment; filename="a.txt"`).wantError(400, "rest_upload_no_data")
-	req, _ := http.NewRequest("POST", e.srv.URL+mediaPath, bytes.NewReader(data))
-	req.SetBasicAuth("author", e.pass["author"])
+	e.uploadRaw("author", "", nil, "Content-Type", "text/plain", "Content-Disposition", `attachment; filename="a.txt"`).WantError(400, "rest_upload_no_data")
+	req, _ := http.NewRequest("POST", e.URL+mediaPath, bytes.NewReader(data))
+	req.SetBasicAuth("author", e.Users["author"].AppPassword)
 	req.Header.Set("Content-Disposition", `attachment; filename="a.txt"`)
-	res, err := e.srv.Client().Do(req)
+	res, err := e.HTTP.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,13 +315,13 @@ func TestMediaContentDispositionForms(t *testing.T) {
 	if res.StatusCode != 400 {
 		t.Errorf("no Content-Type: %d", res.StatusCode)
 	}
-	e.uploadRaw("author", "", data, "Content-Type", "text/plain").wantError(400, "rest_upload_no_content_disposition")
-	e.uploadRaw("author", "", data, "Content-Type", "text/plain", "Content-Disposition", `filename="foo.txt"`).wantError(400, "rest_upload_invalid_disposition")
-	e.uploadRaw("author", "", data, "Content-Type", "text/plain", "Content-Disposition", `attachment`).wantError(400, "rest_upload_invalid_disposition")
+	e.uploadRaw("author", "", data, "Content-Type", "text/plain").WantError(400, "rest_upload_no_content_disposition")
+	e.uploadRaw("author", "", data, "Content-Type", "text/plain", "Content-Disposition", `filename="foo.txt"`).WantError(400, "rest_upload_invalid_disposition")
+	e.uploadRaw("author", "", data, "Content-Type", "text/plain", "Content-Disposition", `attachment`).WantError(400, "rest_upload_invalid_disposition")
 	// A plain HTML form submission.
 	r := e.uploadForm("author", "form file.txt", data, map[string]string{"title": "From a form", "alt_text": "alt"})
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	if m["title"].(map[string]any)["raw"] != "From a form" || m["alt_text"] != "alt" || !strings.HasSuffix(m["source_url"].(string), "/form-file.txt") {
 		t.Errorf("form upload = %s", r.Body)
 	}
@@ -338,11 +333,11 @@ func TestMediaContentMD5(t *testing.T) {
 	sum := md5.Sum(data)
 	good := hex.EncodeToString(sum[:])
 	hdr := []string{"Content-Type", "image/png", "Content-Disposition", `attachment; filename="a.png"`}
-	e.uploadRaw("author", "", data, append(hdr, "Content-MD5", "  "+good+" ")...).wantStatus(201)
-	e.uploadRaw("author", "", data, append(hdr, "Content-MD5", strings.ToUpper(good))...).wantStatus(201)
-	e.uploadRaw("author", "", data, append(hdr, "Content-MD5", "0123456789abcdef0123456789abcdef")...).wantError(412, "rest_upload_hash_mismatch")
-	e.uploadForm("author", "b.png", data, nil, "Content-MD5", good).wantStatus(201)
-	e.uploadForm("author", "b.png", data, nil, "Content-MD5", "bad").wantError(412, "rest_upload_hash_mismatch")
+	e.uploadRaw("author", "", data, append(hdr, "Content-MD5", "  "+good+" ")...).WantStatus(201)
+	e.uploadRaw("author", "", data, append(hdr, "Content-MD5", strings.ToUpper(good))...).WantStatus(201)
+	e.uploadRaw("author", "", data, append(hdr, "Content-MD5", "0123456789abcdef0123456789abcdef")...).WantError(412, "rest_upload_hash_mismatch")
+	e.uploadForm("author", "b.png", data, nil, "Content-MD5", good).WantStatus(201)
+	e.uploadForm("author", "b.png", data, nil, "Content-MD5", "bad").WantError(412, "rest_upload_hash_mismatch")
 	// Only the accepted uploads left files (an image and its thumbnail... none here: 20×20).
 	if n := len(e.files()); n != 3 {
 		t.Errorf("files = %v, want 3", e.files())
@@ -363,41 +358,41 @@ func TestMediaCreatePermissionsByRole(t *testing.T) {
 	} {
 		r := e.uploadRaw(tc.role, "", data, hdr...)
 		if tc.code != "" {
-			r.wantError(tc.status, tc.code)
+			r.WantError(tc.status, tc.code)
 			continue
 		}
-		r.wantStatus(tc.status)
-		if r.obj()["author"] != float64(e.users[tc.role]) {
-			t.Errorf("%s: author = %v", tc.role, r.obj()["author"])
+		r.WantStatus(tc.status)
+		if r.Object()["author"] != float64(e.ID(tc.role)) {
+			t.Errorf("%s: author = %v", tc.role, r.Object()["author"])
 		}
 	}
 	// Rule 2: the parent must be editable by the caller.
 	editorsPost := e.createPost("editor", "post", map[string]any{"title": "Editor's"})
 	authorsPost := e.createPost("author", "post", map[string]any{"title": "Author's"})
-	e.uploadRaw("author", fmt.Sprintf("?post=%d", editorsPost.ID), data, hdr...).wantError(403, "rest_cannot_edit")
-	e.uploadRaw("author", "?post=99999", data, hdr...).wantError(403, "rest_cannot_edit")
+	e.uploadRaw("author", fmt.Sprintf("?post=%d", editorsPost.ID), data, hdr...).WantError(403, "rest_cannot_edit")
+	e.uploadRaw("author", "?post=99999", data, hdr...).WantError(403, "rest_cannot_edit")
 	r := e.uploadRaw("author", fmt.Sprintf("?post=%d", authorsPost.ID), data, hdr...)
-	r.wantStatus(201)
-	if r.obj()["post"] != float64(authorsPost.ID) {
-		t.Errorf("post = %v", r.obj()["post"])
+	r.WantStatus(201)
+	if r.Object()["post"] != float64(authorsPost.ID) {
+		t.Errorf("post = %v", r.Object()["post"])
 	}
-	attachment := int64(r.obj()["id"].(float64))
-	e.uploadRaw("editor", fmt.Sprintf("?post=%d", editorsPost.ID), data, hdr...).wantStatus(201)
+	attachment := int64(r.Object()["id"].(float64))
+	e.uploadRaw("editor", fmt.Sprintf("?post=%d", editorsPost.ID), data, hdr...).WantStatus(201)
 	// Rule 3: a parent that is an attachment or a revision.
-	e.uploadRaw("editor", fmt.Sprintf("?post=%d", attachment), data, hdr...).wantError(400, "rest_invalid_param")
-	e.do("POST", posts+fmt.Sprintf("/%d", editorsPost.ID), "editor", map[string]any{"title": "Changed"}).wantStatus(200)
+	e.uploadRaw("editor", fmt.Sprintf("?post=%d", attachment), data, hdr...).WantError(400, "rest_invalid_param")
+	e.do("POST", posts+fmt.Sprintf("/%d", editorsPost.ID), "editor", map[string]any{"title": "Changed"}).WantStatus(200)
 	revs := e.do("GET", posts+fmt.Sprintf("/%d/revisions", editorsPost.ID), "editor")
-	revs.wantStatus(200)
-	if list := revs.arr(); len(list) > 0 {
+	revs.WantStatus(200)
+	if list := revs.Array(); len(list) > 0 {
 		rev := int64(list[0].(map[string]any)["id"].(float64))
-		e.uploadRaw("editor", fmt.Sprintf("?post=%d", rev), data, hdr...).wantError(400, "rest_invalid_param")
-		e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "editor", map[string]any{"post": rev}).wantError(400, "rest_invalid_param")
+		e.uploadRaw("editor", fmt.Sprintf("?post=%d", rev), data, hdr...).WantError(400, "rest_invalid_param")
+		e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "editor", map[string]any{"post": rev}).WantError(400, "rest_invalid_param")
 	}
-	e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "editor", map[string]any{"post": attachment}).wantError(400, "rest_invalid_param")
+	e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "editor", map[string]any{"post": attachment}).WantError(400, "rest_invalid_param")
 	// Update and delete follow edit_post / delete_post.
-	e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "contributor", map[string]any{"alt_text": "x"}).wantError(403, "rest_cannot_edit")
-	e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "", map[string]any{"alt_text": "x"}).wantError(401, "rest_cannot_edit")
-	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", mediaPath, attachment), "subscriber").wantError(403, "rest_cannot_delete")
+	e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "contributor", map[string]any{"alt_text": "x"}).WantError(403, "rest_cannot_edit")
+	e.do("POST", fmt.Sprintf("%s/%d", mediaPath, attachment), "", map[string]any{"alt_text": "x"}).WantError(401, "rest_cannot_edit")
+	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", mediaPath, attachment), "subscriber").WantError(403, "rest_cannot_delete")
 }
 
 func TestMediaRefusedFileTypes(t *testing.T) {
@@ -410,11 +405,11 @@ func TestMediaRefusedFileTypes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		m := e.uploadRaw("administrator", "", []byte(tc.body), "Content-Type", tc.ctype, "Content-Disposition", `attachment; filename="`+tc.name+`"`).
-			wantError(500, "rest_upload_sideload_error")
+			WantError(500, "rest_upload_sideload_error")
 		if !strings.Contains(m["message"].(string), "not permitted for security reasons") {
 			t.Errorf("%s: message %v", tc.name, m["message"])
 		}
-		e.uploadForm("administrator", tc.name, []byte(tc.body), nil).wantError(500, "rest_upload_unknown_error")
+		e.uploadForm("administrator", tc.name, []byte(tc.body), nil).WantError(500, "rest_upload_unknown_error")
 	}
 	// Content of an active kind under another type: 400 for everyone.
 	sneaky := []struct{ name, ctype, body string }{
@@ -423,10 +418,10 @@ func TestMediaRefusedFileTypes(t *testing.T) {
 	}
 	for _, tc := range sneaky {
 		e.uploadRaw("administrator", "", []byte(tc.body), "Content-Type", tc.ctype, "Content-Disposition", `attachment; filename="`+tc.name+`"`).
-			wantError(400, "rest_upload_sniffed_type_not_allowed")
-		e.uploadForm("administrator", tc.name, []byte(tc.body), nil).wantError(400, "rest_upload_sniffed_type_not_allowed")
+			WantError(400, "rest_upload_sniffed_type_not_allowed")
+		e.uploadForm("administrator", tc.name, []byte(tc.body), nil).WantError(400, "rest_upload_sniffed_type_not_allowed")
 	}
-	m := e.uploadForm("administrator", "empty.txt", nil, nil).wantError(500, "rest_upload_unknown_error")
+	m := e.uploadForm("administrator", "empty.txt", nil, nil).WantError(500, "rest_upload_unknown_error")
 	if !strings.Contains(m["message"].(string), "File is empty") {
 		t.Errorf("empty message %v", m["message"])
 	}
@@ -434,22 +429,22 @@ func TestMediaRefusedFileTypes(t *testing.T) {
 	bomb := pngOf(t, 4, 4)
 	bomb[16], bomb[17], bomb[18], bomb[19] = 0, 1, 0, 0 // width 65536
 	bomb[20], bomb[21], bomb[22], bomb[23] = 0, 1, 0, 0 // height 65536
-	e.uploadRaw("administrator", "", bomb, "Content-Type", "image/png", "Content-Disposition", `attachment; filename="bomb.png"`).wantError(500, "rest_upload_sideload_error")
+	e.uploadRaw("administrator", "", bomb, "Content-Type", "image/png", "Content-Disposition", `attachment; filename="bomb.png"`).WantError(500, "rest_upload_sideload_error")
 	if files := e.files(); len(files) != 0 {
 		t.Errorf("refused uploads left files: %v", files)
 	}
 	// The allowlist is configurable: HTML opted in.
 	e2 := newMediaEnv(t, func(c *config.Config) { c.Media.AllowedTypes = []string{"html", "txt"} })
-	e2.uploadRaw("administrator", "", []byte("<html></html>"), "Content-Type", "text/html", "Content-Disposition", `attachment; filename="ok.html"`).wantStatus(201)
-	e2.uploadRaw("administrator", "", pngOf(t, 4, 4), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="a.png"`).wantError(500, "rest_upload_sideload_error")
+	e2.uploadRaw("administrator", "", []byte("<html></html>"), "Content-Type", "text/html", "Content-Disposition", `attachment; filename="ok.html"`).WantStatus(201)
+	e2.uploadRaw("administrator", "", pngOf(t, 4, 4), "Content-Type", "image/png", "Content-Disposition", `attachment; filename="a.png"`).WantError(500, "rest_upload_sideload_error")
 }
 
 // mediaIDs lists the ids of the media collection as login sees it.
 func (e *mediaEnv) mediaIDs(login, query string) ([]int64, string) {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("GET", mediaPath+query, login)
-	r.wantStatus(200)
-	got := ids(r.arr())
+	r.WantStatus(200)
+	got := ids(r.Array())
 	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
 	return got, r.Header.Get("X-API-Total")
 }
@@ -495,11 +490,11 @@ func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 			r := e.do("GET", fmt.Sprintf("%s/%d", mediaPath, m), role)
 			switch {
 			case can[m]:
-				r.wantStatus(200)
+				r.WantStatus(200)
 			case role == "":
-				r.wantError(401, "rest_forbidden")
+				r.WantError(401, "rest_forbidden")
 			default:
-				r.wantError(403, "rest_forbidden")
+				r.WantError(403, "rest_forbidden")
 			}
 		}
 	}
@@ -507,8 +502,8 @@ func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 	shown := e.createPost("editor", "post", map[string]any{"title": "Shows a draft's image", "featured_media": onDraft})
 	for _, role := range []string{"", "subscriber", "editor"} {
 		r := e.do("GET", fmt.Sprintf("%s/%d?_embed", posts, shown.ID), role)
-		r.wantStatus(200)
-		emb := r.obj()["_embedded"].(map[string]any)["wp:featuredmedia"].([]any)[0].(map[string]any)
+		r.WantStatus(200)
+		emb := r.Object()["_embedded"].(map[string]any)["wp:featuredmedia"].([]any)[0].(map[string]any)
 		if role == "editor" {
 			if emb["id"] != float64(onDraft) {
 				t.Errorf("editor embed = %v", emb)
@@ -524,7 +519,7 @@ func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 	if got, _ := e.mediaIDs("", fmt.Sprintf("?parent=%d", private.ID)); len(got) != 0 {
 		t.Errorf("parent filter shows private media: %v", got)
 	}
-	e.uploadRaw("editor", "", []byte("txt"), "Content-Type", "text/plain", "Content-Disposition", `attachment; filename="n.txt"`).wantStatus(201)
+	e.uploadRaw("editor", "", []byte("txt"), "Content-Type", "text/plain", "Content-Disposition", `attachment; filename="n.txt"`).WantStatus(201)
 	if got, _ := e.mediaIDs("", "?media_type=image&per_page=100"); len(got) != 2 {
 		t.Errorf("media_type=image = %v", got)
 	}
@@ -534,7 +529,7 @@ func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 	if got, _ := e.mediaIDs("", "?mime_type=text/plain"); len(got) != 1 {
 		t.Errorf("mime_type = %v", got)
 	}
-	e.do("GET", mediaPath+"?media_type=nope", "").wantError(400, "rest_invalid_param")
+	e.do("GET", mediaPath+"?media_type=nope", "").WantError(400, "rest_invalid_param")
 	// A status media cannot have is discarded: the inherit ones are
 	// listed (reference §6), for everybody.
 	for _, login := range []string{"", "editor"} {
@@ -545,8 +540,8 @@ func TestMediaOfPrivateAndDraftPostsIsPrivate(t *testing.T) {
 			}
 		}
 	}
-	e.do("GET", mediaPath+"?status=private", "").wantError(400, "rest_invalid_param")
-	e.do("GET", mediaPath+"?status=private", "editor").wantStatus(200)
+	e.do("GET", mediaPath+"?status=private", "").WantError(400, "rest_invalid_param")
+	e.do("GET", mediaPath+"?status=private", "editor").WantStatus(200)
 }
 
 func TestMediaUpdateKeepsTitleAndCaption(t *testing.T) {
@@ -554,8 +549,8 @@ func TestMediaUpdateKeepsTitleAndCaption(t *testing.T) {
 	m := e.png("author", "keep.png", 10, 10, "?title=Kept%20title&caption=Kept%20caption&description=Desc")
 	path := fmt.Sprintf("%s/%v", mediaPath, m["id"])
 	r := e.do("POST", path, "author", map[string]any{"alt_text": "<b>New</b> alt"})
-	r.wantStatus(200)
-	u := r.obj()
+	r.WantStatus(200)
+	u := r.Object()
 	if u["title"].(map[string]any)["raw"] != "Kept title" || u["caption"] != "Kept caption" {
 		t.Errorf("update lost title/caption: %s", r.Body)
 	}
@@ -566,8 +561,8 @@ func TestMediaUpdateKeepsTitleAndCaption(t *testing.T) {
 		t.Errorf("description not filtered as content: %v", u["description"])
 	}
 	r = e.do("PUT", path, "author", map[string]any{"title": "T2", "caption": "C2", "description": "D2"})
-	r.wantStatus(200)
-	if g := e.do("GET", path+"?context=edit", "author").obj(); g["title"].(map[string]any)["raw"] != "T2" || g["caption"] != "C2" || g["alt_text"] != "New alt" {
+	r.WantStatus(200)
+	if g := e.do("GET", path+"?context=edit", "author").Object(); g["title"].(map[string]any)["raw"] != "T2" || g["caption"] != "C2" || g["alt_text"] != "New alt" {
 		t.Errorf("after update: %v", g)
 	}
 }
@@ -579,17 +574,17 @@ func TestMediaDeleteRemovesEveryFile(t *testing.T) {
 	if len(e.files()) != 4 { // original, thumbnail, medium, (no medium_large: 400 < 768)... and
 		t.Logf("files %v", e.files())
 	}
-	e.do("DELETE", path, "author").wantError(501, "rest_trash_not_supported")
-	e.do("DELETE", path+"?force=false", "author").wantError(501, "rest_trash_not_supported")
+	e.do("DELETE", path, "author").WantError(501, "rest_trash_not_supported")
+	e.do("DELETE", path+"?force=false", "author").WantError(501, "rest_trash_not_supported")
 	r := e.do("DELETE", path+"?force=true", "author")
-	r.wantStatus(200)
-	if r.obj()["id"] != m["id"] {
+	r.WantStatus(200)
+	if r.Object()["id"] != m["id"] {
 		t.Errorf("delete response = %s", r.Body)
 	}
 	if files := e.files(); len(files) != 0 {
 		t.Errorf("files left after delete: %v", files)
 	}
-	e.do("GET", path, "author").wantError(404, "rest_post_invalid_id")
+	e.do("GET", path, "author").WantError(404, "rest_post_invalid_id")
 }
 
 func TestMediaHooksFire(t *testing.T) {
@@ -615,7 +610,7 @@ func TestMediaHooksFire(t *testing.T) {
 	if m["alt_text"] != "from the hook" {
 		t.Errorf("rest_prepare_attachment did not change the response: %v", m["alt_text"])
 	}
-	e.do("POST", fmt.Sprintf("%s/%v", mediaPath, m["id"]), "author", map[string]any{"title": "x"}).wantStatus(200)
+	e.do("POST", fmt.Sprintf("%s/%v", mediaPath, m["id"]), "author", map[string]any{"title": "x"}).WantStatus(200)
 	if inserts.Load() != 2 {
 		t.Errorf("update: rest_insert_attachment fired %d times", inserts.Load())
 	}
@@ -641,38 +636,18 @@ func (f failingStore) Tx(ctx context.Context, fn func(store.Store) error) error 
 	return f.Store.Tx(ctx, func(tx store.Store) error { return fn(failingStore{tx, f.fail}) })
 }
 
-// serverOver starts an API server over st with e's users.
-func (e *mediaEnv) serverOver(st store.Store, blobs media.Blobs) (*httptest.Server, *content.Site) {
-	e.t.Helper()
-	site, err := content.NewSite(st, e.cfg)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if blobs != nil {
-		site.SetBlobs(blobs)
-	}
-	rs := rest.NewServer(rest.Config{Names: rest.DefaultNames(), MaxUploadBytes: 4 << 20,
-		Authenticate: auth.Chain(&auth.BasicAuth{Users: st, Apps: st, Roles: site.Roles(), Now: time.Now})})
-	endpoints.Register(rs, site)
-	srv := httptest.NewServer(rs)
-	e.t.Cleanup(srv.Close)
-	return srv, site
-}
-
-func (e *mediaEnv) rawTo(srv *httptest.Server, login, name string, data []byte) *resp {
-	e.t.Helper()
-	old := e.srv
-	e.srv = srv
-	defer func() { e.srv = old }()
-	return e.uploadRaw(login, "", data, "Content-Type", "image/png", "Content-Disposition", `attachment; filename="`+name+`"`)
+// pngUpload uploads data as a PNG named name as login.
+func (e *env) pngUpload(login, name string, data []byte) *testkit.Response {
+	e.T.Helper()
+	return e.do("POST", mediaPath, login, data, "Content-Type", "image/png", "Content-Disposition", `attachment; filename="`+name+`"`)
 }
 
 func TestMediaStorageFailureLeavesNoRecordAndNoFile(t *testing.T) {
 	e := newMediaEnv(t)
 	var fail atomic.Bool
 	fail.Store(true)
-	srv, _ := e.serverOver(failingStore{e.db, &fail}, nil)
-	e.rawTo(srv, "author", "a.png", pngOf(t, 400, 300)).wantError(500, "db_update_error")
+	failing := e.over(failingStore{e.db, &fail}, nil)
+	failing.pngUpload("author", "a.png", pngOf(t, 400, 300)).WantError(500, "db_update_error")
 	if files := e.files(); len(files) != 0 {
 		t.Errorf("orphan files: %v", files)
 	}
@@ -681,9 +656,9 @@ func TestMediaStorageFailureLeavesNoRecordAndNoFile(t *testing.T) {
 	}
 	// The names were released: the next upload gets the plain name.
 	fail.Store(false)
-	r := e.rawTo(srv, "author", "a.png", pngOf(t, 40, 30))
-	r.wantStatus(201)
-	if f := r.obj()["media_details"].(map[string]any)["file"]; f != monthFolder()+"/a.png" {
+	r := failing.pngUpload("author", "a.png", pngOf(t, 40, 30))
+	r.WantStatus(201)
+	if f := r.Object()["media_details"].(map[string]any)["file"]; f != monthFolder()+"/a.png" {
 		t.Errorf("file = %v", f)
 	}
 
@@ -693,8 +668,7 @@ func TestMediaStorageFailureLeavesNoRecordAndNoFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	local, _ := media.NewLocal(bad)
-	srv2, _ := e.serverOver(e.db, local)
-	e.rawTo(srv2, "author", "b.png", pngOf(t, 40, 30)).wantError(500, "rest_upload_sideload_error")
+	e.over(e.db, local).pngUpload("author", "b.png", pngOf(t, 40, 30)).WantError(500, "rest_upload_sideload_error")
 	if got, _ := e.mediaIDs("administrator", ""); len(got) != 1 {
 		t.Errorf("records after blob failure: %v", got)
 	}
@@ -730,7 +704,7 @@ func TestMediaOnS3CompatibleStorage(t *testing.T) {
 	if f := m2["media_details"].(map[string]any)["file"]; f != monthFolder()+"/cloud-1.png" {
 		t.Errorf("second file = %v", f)
 	}
-	e.do("DELETE", fmt.Sprintf("%s/%v?force=true", mediaPath, m["id"]), "author").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%v?force=true", mediaPath, m["id"]), "author").WantStatus(200)
 	if ok, _ := blobs.Exists(ctx, file); ok {
 		t.Error("object left after delete")
 	}

@@ -234,6 +234,11 @@ func errInvalidID(status int) error {
 	return rest.NewError("rest_post_invalid_id", status, msg)
 }
 
+// errPostNotFound is the 404 of a read or delete of a post that does not
+// exist; errPostInvalidID the 400 of an update.
+func errPostNotFound() error  { return errInvalidID(404) }
+func errPostInvalidID() error { return errInvalidID(400) }
+
 // ---- permissions ----
 
 func (c *postsController) listPermission(r *rest.Request) error {
@@ -316,25 +321,9 @@ func (c *postsController) deletePermission(r *rest.Request) error {
 // ---- handlers ----
 
 func (c *postsController) get(r *rest.Request) (*rest.Response, error) {
-	p, err := c.loadOwn(r)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return nil, errInvalidID(404)
-	}
-	res, err := c.prepareOne(r, p, requestContext(r))
-	if err != nil {
-		return nil, err
-	}
-	resp := rest.NewResponse(200, res)
-	if c.pt.Public && p.Status == "publish" {
-		link, _ := res.Value("link")
-		if s, ok := link.(string); ok {
-			resp.SetHeader("Link", "<"+s+`>; rel="alternate"; type=text/html`)
-		}
-	}
-	return resp, nil
+	return getItem(r, c.loadOwn, errPostNotFound, c.prepareOne, func(resp *rest.Response, p *store.Post, res *rest.Resource) {
+		setAlternate(resp, res, c.pt.Public && p.Status == "publish")
+	})
 }
 
 func (c *postsController) create(r *rest.Request) (*rest.Response, error) {
@@ -361,12 +350,9 @@ func (c *postsController) create(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *postsController) update(r *rest.Request) (*rest.Response, error) {
-	old, err := c.loadOwn(r)
+	old, err := loadItem(r, c.loadOwn, errPostInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, errInvalidID(400)
 	}
 	in, err := c.input(r)
 	if err != nil {
@@ -386,12 +372,9 @@ func (c *postsController) update(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *postsController) delete(r *rest.Request) (*rest.Response, error) {
-	p, err := c.loadOwn(r)
+	p, err := loadItem(r, c.loadOwn, errPostNotFound)
 	if err != nil {
 		return nil, err
-	}
-	if p == nil {
-		return nil, errInvalidID(404)
 	}
 	res, err := c.prepareOne(r, p, schema.Edit)
 	if err != nil {

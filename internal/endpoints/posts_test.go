@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/events"
-
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 const posts = "/api/svc/v2/posts"
@@ -46,20 +46,20 @@ func TestCreatePostPermissionsByRole(t *testing.T) {
 		t.Run(fmt.Sprintf("%d-%s", i, tc.role), func(t *testing.T) {
 			r := e.do("POST", posts, tc.role, tc.body)
 			if tc.code != "" {
-				r.wantError(tc.status, tc.code)
+				r.WantError(tc.status, tc.code)
 				return
 			}
-			r.wantStatus(tc.status)
-			m := r.obj()
-			if r.Header.Get("Location") != e.srv.URL+posts+"/"+fmt.Sprint(m["id"]) {
+			r.WantStatus(tc.status)
+			m := r.Object()
+			if r.Header.Get("Location") != e.URL+posts+"/"+fmt.Sprint(m["id"]) {
 				t.Fatalf("Location = %q", r.Header.Get("Location"))
 			}
 			// Create responses are in edit context.
 			if _, ok := m["status"]; !ok {
 				t.Fatalf("create response lacks edit-context field status: %s", r.Body)
 			}
-			if m["author"] != float64(e.users[tc.role]) {
-				t.Fatalf("author = %v, want %d", m["author"], e.users[tc.role])
+			if m["author"] != float64(e.ID(tc.role)) {
+				t.Fatalf("author = %v, want %d", m["author"], e.ID(tc.role))
 			}
 		})
 	}
@@ -68,8 +68,8 @@ func TestCreatePostPermissionsByRole(t *testing.T) {
 func TestCreatePostDefaultsAndValidation(t *testing.T) {
 	e := newEnv(t)
 	r := e.do("POST", posts, "editor", map[string]any{"title": "Hello world"})
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	if m["status"] != "draft" {
 		t.Errorf("default status = %v, want draft", m["status"])
 	}
@@ -83,15 +83,15 @@ func TestCreatePostDefaultsAndValidation(t *testing.T) {
 		t.Errorf("defaults: format %v sticky %v comment_status %v", m["format"], m["sticky"], m["comment_status"])
 	}
 
-	e.do("POST", posts, "editor", map[string]any{"id": 3, "title": "x"}).wantError(400, "rest_post_exists")
-	e.do("POST", posts, "editor", "id=3&title=x").wantError(400, "rest_post_exists")
-	e.do("POST", posts, "editor", map[string]any{"title": "x", "author": 9999}).wantError(400, "rest_invalid_author")
-	e.do("POST", posts, "editor", map[string]any{"title": "", "content": "", "excerpt": ""}).wantError(400, "empty_content")
-	e.do("POST", posts, "editor", map[string]any{}).wantError(400, "empty_content")
-	e.do("POST", posts, "editor", map[string]any{"title": "x", "featured_media": 12345}).wantError(400, "rest_invalid_featured_media")
-	e.do("POST", posts, "editor", map[string]any{"title": "x", "sticky": true, "password": "pw"}).wantError(400, "rest_invalid_field")
+	e.do("POST", posts, "editor", map[string]any{"id": 3, "title": "x"}).WantError(400, "rest_post_exists")
+	e.do("POST", posts, "editor", "id=3&title=x").WantError(400, "rest_post_exists")
+	e.do("POST", posts, "editor", map[string]any{"title": "x", "author": 9999}).WantError(400, "rest_invalid_author")
+	e.do("POST", posts, "editor", map[string]any{"title": "", "content": "", "excerpt": ""}).WantError(400, "empty_content")
+	e.do("POST", posts, "editor", map[string]any{}).WantError(400, "empty_content")
+	e.do("POST", posts, "editor", map[string]any{"title": "x", "featured_media": 12345}).WantError(400, "rest_invalid_featured_media")
+	e.do("POST", posts, "editor", map[string]any{"title": "x", "sticky": true, "password": "pw"}).WantError(400, "rest_invalid_field")
 
-	bad := e.do("POST", posts, "editor", map[string]any{"title": "x", "status": "bogus", "format": "nope", "comment_status": "maybe"}).wantError(400, "rest_invalid_param")
+	bad := e.do("POST", posts, "editor", map[string]any{"title": "x", "status": "bogus", "format": "nope", "comment_status": "maybe"}).WantError(400, "rest_invalid_param")
 	params := bad["data"].(map[string]any)["params"].(map[string]any)
 	for _, name := range []string{"status", "format", "comment_status"} {
 		if _, ok := params[name]; !ok {
@@ -101,11 +101,11 @@ func TestCreatePostDefaultsAndValidation(t *testing.T) {
 	if !strings.HasPrefix(params["status"].(string), "status is not one of publish, future, draft, pending, private") {
 		t.Errorf("status reason = %q", params["status"])
 	}
-	d := e.do("POST", posts, "editor", map[string]any{"title": "x", "date": "2020-02-30T10:00:00"}).wantError(400, "rest_invalid_param")
+	d := e.do("POST", posts, "editor", map[string]any{"title": "x", "date": "2020-02-30T10:00:00"}).WantError(400, "rest_invalid_param")
 	if d["data"].(map[string]any)["params"].(map[string]any)["date"] != "The date you provided is invalid." {
 		t.Errorf("date reason: %v", d["data"])
 	}
-	e.do("POST", posts, "editor", map[string]any{"title": "x", "author": "abc"}).wantError(400, "rest_invalid_param")
+	e.do("POST", posts, "editor", map[string]any{"title": "x", "author": "abc"}).WantError(400, "rest_invalid_param")
 }
 
 func TestCreateAcceptsRawObjectsAndFiltersHTML(t *testing.T) {
@@ -116,8 +116,8 @@ func TestCreateAcceptsRawObjectsAndFiltersHTML(t *testing.T) {
 		"excerpt": "Short",
 		"status":  "publish",
 	})
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	title := m["title"].(map[string]any)
 	if title["raw"] != "Raw <b>title</b>" {
 		t.Errorf("title.raw = %v", title["raw"])
@@ -137,35 +137,35 @@ func TestCreateAcceptsRawObjectsAndFiltersHTML(t *testing.T) {
 func TestPostDates(t *testing.T) {
 	e := newEnv(t)
 	r := e.do("POST", posts, "editor", map[string]any{"title": "d", "status": "publish", "date": "2021-03-04T05:06:07+02:00"})
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	if m["date_gmt"] != "2021-03-04T03:06:07" || m["date"] != "2021-03-04T03:06:07" {
 		t.Errorf("date %v date_gmt %v", m["date"], m["date_gmt"])
 	}
 	// date_gmt ignores any offset.
 	r = e.do("POST", posts, "editor", map[string]any{"title": "d", "status": "publish", "date_gmt": "2021-03-04T05:06:07+02:00"})
-	if m := r.obj(); m["date_gmt"] != "2021-03-04T05:06:07" {
+	if m := r.Object(); m["date_gmt"] != "2021-03-04T05:06:07" {
 		t.Errorf("date_gmt = %v", m["date_gmt"])
 	}
 	// date wins over date_gmt.
 	r = e.do("POST", posts, "editor", map[string]any{"title": "d", "status": "publish", "date": "2019-01-01 00:00:00", "date_gmt": "2021-03-04T05:06:07"})
-	if m := r.obj(); m["date_gmt"] != "2019-01-01T00:00:00" {
+	if m := r.Object(); m["date_gmt"] != "2019-01-01T00:00:00" {
 		t.Errorf("date_gmt = %v, want date to win", m["date_gmt"])
 	}
 	// publish with a future date becomes future; future with a past date publish.
 	future := time.Now().UTC().Add(48 * time.Hour).Format("2006-01-02T15:04:05")
-	if m := e.do("POST", posts, "editor", map[string]any{"title": "f", "status": "publish", "date": future}).obj(); m["status"] != "future" {
+	if m := e.do("POST", posts, "editor", map[string]any{"title": "f", "status": "publish", "date": future}).Object(); m["status"] != "future" {
 		t.Errorf("status = %v, want future", m["status"])
 	}
-	if m := e.do("POST", posts, "editor", map[string]any{"title": "f", "status": "future", "date": "2001-01-01T00:00:00"}).obj(); m["status"] != "publish" {
+	if m := e.do("POST", posts, "editor", map[string]any{"title": "f", "status": "future", "date": "2001-01-01T00:00:00"}).Object(); m["status"] != "publish" {
 		t.Errorf("status = %v, want publish", m["status"])
 	}
 	// Publishing a draft without a date stamps it.
-	d := e.do("POST", posts, "editor", map[string]any{"title": "draft"}).obj()
+	d := e.do("POST", posts, "editor", map[string]any{"title": "draft"}).Object()
 	if d["date_gmt"] != nil {
 		t.Fatalf("draft date_gmt %v", d["date_gmt"])
 	}
-	u := e.do("PUT", fmt.Sprintf("%s/%v", posts, d["id"]), "editor", map[string]any{"status": "publish"}).obj()
+	u := e.do("PUT", fmt.Sprintf("%s/%v", posts, d["id"]), "editor", map[string]any{"status": "publish"}).Object()
 	if u["date_gmt"] == nil || u["status"] != "publish" || u["slug"] != "draft" {
 		t.Errorf("published draft: date_gmt %v status %v slug %v", u["date_gmt"], u["status"], u["slug"])
 	}
@@ -173,7 +173,7 @@ func TestPostDates(t *testing.T) {
 
 func TestPostTimezoneDerivesLocalDate(t *testing.T) {
 	e := newEnv(t, func(c *configT) { c.Site.Timezone = "Europe/Berlin" })
-	m := e.do("POST", posts, "editor", map[string]any{"title": "tz", "status": "publish", "date": "2021-07-01T10:00:00Z"}).obj()
+	m := e.do("POST", posts, "editor", map[string]any{"title": "tz", "status": "publish", "date": "2021-07-01T10:00:00Z"}).Object()
 	if m["date"] != "2021-07-01T12:00:00" || m["date_gmt"] != "2021-07-01T10:00:00" {
 		t.Errorf("date %v date_gmt %v", m["date"], m["date_gmt"])
 	}
@@ -181,7 +181,7 @@ func TestPostTimezoneDerivesLocalDate(t *testing.T) {
 
 func TestSlugUniqueness(t *testing.T) {
 	e := newEnv(t)
-	slug := func(body map[string]any) any { return e.do("POST", posts, "editor", body).obj()["slug"] }
+	slug := func(body map[string]any) any { return e.do("POST", posts, "editor", body).Object()["slug"] }
 	if s := slug(map[string]any{"title": "Same Title", "status": "publish"}); s != "same-title" {
 		t.Fatalf("first slug %v", s)
 	}
@@ -201,16 +201,16 @@ func TestSlugUniqueness(t *testing.T) {
 	}
 	// Pages: uniqueness is per parent.
 	parent := e.createPost("editor", "page", map[string]any{"title": "Parent"})
-	a := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "Child", "status": "publish", "parent": parent.ID}).obj()
-	b := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "Child", "status": "publish"}).obj()
+	a := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "Child", "status": "publish", "parent": parent.ID}).Object()
+	b := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "Child", "status": "publish"}).Object()
 	if a["slug"] != "child" || b["slug"] != "child" {
 		t.Fatalf("page slugs %v %v", a["slug"], b["slug"])
 	}
-	if a["link"] != e.srv.URL+"/parent/child/" {
+	if a["link"] != e.URL+"/parent/child/" {
 		t.Errorf("child page link %v", a["link"])
 	}
 	// A contributor's pending post loses its slug.
-	if s := e.do("POST", posts, "contributor", map[string]any{"title": "Pending", "slug": "keep-me", "status": "pending"}).obj()["slug"]; s != "" {
+	if s := e.do("POST", posts, "contributor", map[string]any{"title": "Pending", "slug": "keep-me", "status": "pending"}).Object()["slug"]; s != "" {
 		t.Errorf("contributor pending slug %v", s)
 	}
 }
@@ -218,12 +218,12 @@ func TestSlugUniqueness(t *testing.T) {
 func TestGetPostNotFoundCodes(t *testing.T) {
 	e := newEnv(t)
 	page := e.createPost("editor", "page", map[string]any{"title": "A page"})
-	e.do("GET", posts+"/999999", "").wantError(404, "rest_post_invalid_id")
-	e.do("GET", fmt.Sprintf("%s/%d", posts, page.ID), "").wantError(404, "rest_post_invalid_id")
-	e.do("DELETE", posts+"/999999", "editor").wantError(404, "rest_post_invalid_id")
-	e.do("PUT", posts+"/999999", "editor", map[string]any{"title": "x"}).wantError(400, "rest_post_invalid_id")
-	e.do("POST", fmt.Sprintf("%s/%d", posts, page.ID), "editor", map[string]any{"title": "x"}).wantError(400, "rest_post_invalid_id")
-	e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "x", "parent": 999999}).wantError(400, "rest_post_invalid_id")
+	e.do("GET", posts+"/999999", "").WantError(404, "rest_post_invalid_id")
+	e.do("GET", fmt.Sprintf("%s/%d", posts, page.ID), "").WantError(404, "rest_post_invalid_id")
+	e.do("DELETE", posts+"/999999", "editor").WantError(404, "rest_post_invalid_id")
+	e.do("PUT", posts+"/999999", "editor", map[string]any{"title": "x"}).WantError(400, "rest_post_invalid_id")
+	e.do("POST", fmt.Sprintf("%s/%d", posts, page.ID), "editor", map[string]any{"title": "x"}).WantError(400, "rest_post_invalid_id")
+	e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "x", "parent": 999999}).WantError(400, "rest_post_invalid_id")
 }
 
 func TestReadVisibilityByRole(t *testing.T) {
@@ -250,21 +250,21 @@ func TestReadVisibilityByRole(t *testing.T) {
 				if role == "" {
 					w = 401
 				}
-				r.wantError(w, "rest_forbidden")
+				r.WantError(w, "rest_forbidden")
 			} else {
-				r.wantStatus(w)
+				r.WantStatus(w)
 			}
 		}
 	}
 	// Private titles get the prefix.
-	if tt := e.do("GET", fmt.Sprintf("%s/%d", posts, priv.ID), "editor").obj()["title"].(map[string]any)["rendered"]; tt != "Private: Private" {
+	if tt := e.do("GET", fmt.Sprintf("%s/%d", posts, priv.ID), "editor").Object()["title"].(map[string]any)["rendered"]; tt != "Private: Private" {
 		t.Errorf("private title %v", tt)
 	}
 	// context=edit needs edit_post.
-	e.do("GET", fmt.Sprintf("%s/%d?context=edit", posts, pub.ID), "contributor").wantError(403, "rest_forbidden_context")
-	e.do("GET", fmt.Sprintf("%s/%d?context=edit", posts, pub.ID), "").wantError(401, "rest_forbidden_context")
-	e.do("GET", fmt.Sprintf("%s/%d?context=edit", posts, pub.ID), "author").wantStatus(200)
-	e.do("GET", fmt.Sprintf("%s/%d?context=bogus", posts, pub.ID), "").wantError(400, "rest_invalid_param")
+	e.do("GET", fmt.Sprintf("%s/%d?context=edit", posts, pub.ID), "contributor").WantError(403, "rest_forbidden_context")
+	e.do("GET", fmt.Sprintf("%s/%d?context=edit", posts, pub.ID), "").WantError(401, "rest_forbidden_context")
+	e.do("GET", fmt.Sprintf("%s/%d?context=edit", posts, pub.ID), "author").WantStatus(200)
+	e.do("GET", fmt.Sprintf("%s/%d?context=bogus", posts, pub.ID), "").WantError(400, "rest_invalid_param")
 }
 
 func TestUpdatePostByRole(t *testing.T) {
@@ -289,11 +289,11 @@ func TestUpdatePostByRole(t *testing.T) {
 		for _, method := range []string{"POST", "PUT", "PATCH"} {
 			r := e.do(method, fmt.Sprintf("%s/%d", posts, tc.post.ID), tc.role, map[string]any{"excerpt": "changed by " + tc.role})
 			if tc.code != "" {
-				r.wantError(tc.status, tc.code)
+				r.WantError(tc.status, tc.code)
 				continue
 			}
-			r.wantStatus(tc.status)
-			m := r.obj()
+			r.WantStatus(tc.status)
+			m := r.Object()
 			if m["excerpt"].(map[string]any)["raw"] != "changed by "+tc.role || m["title"].(map[string]any)["raw"] != tc.post.Title {
 				t.Fatalf("%s %s: partial update lost data: %s", method, tc.role, r.Body)
 			}
@@ -304,16 +304,16 @@ func TestUpdatePostByRole(t *testing.T) {
 	}
 	// Sticky and password conflicts on update.
 	sticky := e.createPost("editor", "post", map[string]any{"title": "Sticky", "sticky": true})
-	e.do("PUT", fmt.Sprintf("%s/%d", posts, sticky.ID), "editor", map[string]any{"password": "pw"}).wantError(400, "rest_invalid_field")
+	e.do("PUT", fmt.Sprintf("%s/%d", posts, sticky.ID), "editor", map[string]any{"password": "pw"}).WantError(400, "rest_invalid_field")
 	pw := e.createPost("editor", "post", map[string]any{"title": "Pw", "password": "pw"})
-	e.do("PUT", fmt.Sprintf("%s/%d", posts, pw.ID), "editor", map[string]any{"sticky": true}).wantError(400, "rest_invalid_field")
+	e.do("PUT", fmt.Sprintf("%s/%d", posts, pw.ID), "editor", map[string]any{"sticky": true}).WantError(400, "rest_invalid_field")
 	// Private posts cannot keep a password.
-	if m := e.do("PUT", fmt.Sprintf("%s/%d", posts, pw.ID), "editor", map[string]any{"status": "private"}).obj(); m["password"] != "" {
+	if m := e.do("PUT", fmt.Sprintf("%s/%d", posts, pw.ID), "editor", map[string]any{"status": "private"}).Object(); m["password"] != "" {
 		t.Errorf("private post kept password %v", m["password"])
 	}
 	// A body id overrides the path id (reference §3.2).
 	r := e.do("PUT", fmt.Sprintf("%s/%d", posts, own.ID), "editor", map[string]any{"id": others.ID, "excerpt": "via body id"})
-	if r.obj()["id"] != float64(others.ID) {
+	if r.Object()["id"] != float64(others.ID) {
 		t.Errorf("body id did not override path id: %s", r.Body)
 	}
 }
@@ -322,31 +322,31 @@ func TestDeletePostTrashAndForce(t *testing.T) {
 	e := newEnv(t)
 	p := e.createPost("author", "post", map[string]any{"title": "Doomed"})
 	path := fmt.Sprintf("%s/%d", posts, p.ID)
-	e.do("DELETE", path, "contributor").wantError(403, "rest_cannot_delete")
-	e.do("DELETE", path, "").wantError(401, "rest_cannot_delete")
+	e.do("DELETE", path, "contributor").WantError(403, "rest_cannot_delete")
+	e.do("DELETE", path, "").WantError(401, "rest_cannot_delete")
 	r := e.do("DELETE", path, "author")
-	r.wantStatus(200)
-	if m := r.obj(); m["status"] != "publish" || m["id"] != float64(p.ID) {
+	r.WantStatus(200)
+	if m := r.Object(); m["status"] != "publish" || m["id"] != float64(p.ID) {
 		t.Fatalf("trash response should be the pre-trash record: %s", r.Body)
 	}
 	if got, _ := e.db.GetPost(context.Background(), p.ID); got.Status != "trash" {
 		t.Fatalf("status after trash %q", got.Status)
 	}
-	e.do("DELETE", path, "author").wantError(410, "rest_already_trashed")
-	e.do("DELETE", path+"?force=false", "author").wantError(410, "rest_already_trashed")
-	e.do("DELETE", path+"?force=maybe", "author").wantError(400, "rest_invalid_param")
+	e.do("DELETE", path, "author").WantError(410, "rest_already_trashed")
+	e.do("DELETE", path+"?force=false", "author").WantError(410, "rest_already_trashed")
+	e.do("DELETE", path+"?force=maybe", "author").WantError(400, "rest_invalid_param")
 	r = e.do("DELETE", path+"?force=true", "author")
-	r.wantStatus(200)
-	if m := r.obj(); m["status"] != "trash" {
+	r.WantStatus(200)
+	if m := r.Object(); m["status"] != "trash" {
 		t.Fatalf("force delete response %s", r.Body)
 	}
 	if _, err := e.db.GetPost(context.Background(), p.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("post still there after force: %v", err)
 	}
-	e.do("DELETE", path+"?force=true", "author").wantError(404, "rest_post_invalid_id")
+	e.do("DELETE", path+"?force=true", "author").WantError(404, "rest_post_invalid_id")
 	// `_method` override through POST.
 	q := e.createPost("editor", "post", map[string]any{"title": "Overridden"})
-	e.do("POST", fmt.Sprintf("%s/%d?_method=DELETE&force=1", posts, q.ID), "editor").wantStatus(200)
+	e.do("POST", fmt.Sprintf("%s/%d?_method=DELETE&force=1", posts, q.ID), "editor").WantStatus(200)
 	if _, err := e.db.GetPost(context.Background(), q.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("_method=DELETE did not delete: %v", err)
 	}
@@ -357,7 +357,7 @@ func TestPasswordProtectedPosts(t *testing.T) {
 	p := e.createPost("editor", "post", map[string]any{"title": "Secret", "content": "The content", "excerpt": "The excerpt", "password": "open sesame"})
 	path := fmt.Sprintf("%s/%d", posts, p.ID)
 	for _, role := range []string{"", "subscriber", "editor"} {
-		m := e.do("GET", path, role).obj()
+		m := e.do("GET", path, role).Object()
 		c, x := m["content"].(map[string]any), m["excerpt"].(map[string]any)
 		if c["protected"] != true || x["protected"] != true || c["rendered"] != "" || x["rendered"] != "" {
 			t.Errorf("%q sees protected content without password: %v %v", role, c, x)
@@ -369,18 +369,18 @@ func TestPasswordProtectedPosts(t *testing.T) {
 			t.Errorf("title %v", m["title"])
 		}
 	}
-	m := e.do("GET", path+"?password=open+sesame", "").obj()
+	m := e.do("GET", path+"?password=open+sesame", "").Object()
 	if !strings.Contains(m["content"].(map[string]any)["rendered"].(string), "The content") {
 		t.Errorf("right password does not unlock: %v", m["content"])
 	}
-	e.do("GET", path+"?password=wrong", "").wantError(403, "rest_post_incorrect_password")
-	ed := e.do("GET", path+"?context=edit", "editor").obj()
+	e.do("GET", path+"?password=wrong", "").WantError(403, "rest_post_incorrect_password")
+	ed := e.do("GET", path+"?context=edit", "editor").Object()
 	if ed["password"] != "open sesame" || !strings.Contains(ed["content"].(map[string]any)["rendered"].(string), "The content") {
 		t.Errorf("edit context must show password and content: %v", ed)
 	}
 	// Listed and counted for everyone.
 	r := e.do("GET", posts, "")
-	if r.Header.Get("X-API-Total") != "1" || len(r.arr()) != 1 {
+	if r.Header.Get("X-API-Total") != "1" || len(r.Array()) != 1 {
 		t.Errorf("protected post not listed: total %s", r.Header.Get("X-API-Total"))
 	}
 }
@@ -398,7 +398,7 @@ func TestContextFiltering(t *testing.T) {
 		{"edit", []string{"id", "date", "date_gmt", "guid", "modified", "modified_gmt", "password", "slug", "status", "type", "link", "title", "content", "excerpt", "author", "featured_media", "comment_status", "ping_status", "sticky", "format", "categories", "tags", "_links"}},
 	}
 	for _, tc := range cases {
-		m := e.do("GET", path+"?context="+tc.ctx, "editor").obj()
+		m := e.do("GET", path+"?context="+tc.ctx, "editor").Object()
 		got := keys(m)
 		sort.Strings(got)
 		want := slices.Clone(tc.want)
@@ -413,7 +413,7 @@ func TestContextFiltering(t *testing.T) {
 	}
 	// Pages have their own field set.
 	pg := e.createPost("editor", "page", map[string]any{"title": "Pg"})
-	m := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", pg.ID), "").obj()
+	m := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", pg.ID), "").Object()
 	for _, f := range []string{"parent", "menu_order", "template"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("page lacks %s", f)
@@ -430,7 +430,7 @@ func TestPostLinks(t *testing.T) {
 	e := newEnv(t)
 	parent := e.createPost("editor", "page", map[string]any{"title": "Top"})
 	child := e.createPost("editor", "page", map[string]any{"title": "Sub", "parent": parent.ID})
-	m := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", child.ID), "").obj()
+	m := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", child.ID), "").Object()
 	links := m["_links"].(map[string]any)
 	href := func(rel string) string {
 		l, ok := links[rel].([]any)
@@ -439,12 +439,12 @@ func TestPostLinks(t *testing.T) {
 		}
 		return l[0].(map[string]any)["href"].(string)
 	}
-	base := e.srv.URL + "/api/svc/v2/"
+	base := e.URL + "/api/svc/v2/"
 	checks := map[string]string{
 		"self":            fmt.Sprintf("%spages/%d", base, child.ID),
 		"collection":      base + "pages",
 		"about":           base + "types/page",
-		"author":          fmt.Sprintf("%susers/%d", base, e.users["editor"]),
+		"author":          fmt.Sprintf("%susers/%d", base, e.ID("editor")),
 		"replies":         fmt.Sprintf("%scomments?post=%d", base, child.ID),
 		"version-history": fmt.Sprintf("%spages/%d/revisions", base, child.ID),
 		"up":              fmt.Sprintf("%spages/%d", base, parent.ID),
@@ -470,8 +470,8 @@ func TestEmbedParentPage(t *testing.T) {
 	e.createPost("editor", "page", map[string]any{"title": "Sub", "parent": parent.ID})
 	e.createPost("editor", "page", map[string]any{"title": "Sub 2", "parent": parent.ID})
 	r := e.do("GET", "/api/svc/v2/pages?_embed&parent="+fmt.Sprint(parent.ID), "")
-	r.wantStatus(200)
-	items := r.arr()
+	r.WantStatus(200)
+	items := r.Array()
 	if len(items) != 2 {
 		t.Fatalf("got %d children", len(items))
 	}
@@ -495,8 +495,8 @@ func TestCollectionPagination(t *testing.T) {
 	for i := 0; i < 25; i++ {
 		e.createPost("editor", "post", map[string]any{"title": fmt.Sprintf("P%02d", i), "date": fmt.Sprintf("2020-01-%02dT00:00:00", i+1)})
 	}
-	link := func(r *resp) string { return r.Header.Get("Link") }
-	base := e.srv.URL + posts
+	link := func(r *testkit.Response) string { return r.Header.Get("Link") }
+	base := e.URL + posts
 	cases := []struct {
 		query    string
 		n        int
@@ -511,8 +511,8 @@ func TestCollectionPagination(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := e.do("GET", posts+"?"+tc.query, "")
-		r.wantStatus(200)
-		items := r.arr()
+		r.WantStatus(200)
+		items := r.Array()
 		if len(items) != tc.n {
 			t.Errorf("%s: %d items, want %d", tc.query, len(items), tc.n)
 		}
@@ -540,11 +540,11 @@ func TestCollectionPagination(t *testing.T) {
 	if !linkHas(t, r.Header.Get("Link"), base+"?order=asc&orderby=title&page=2&per_page=5&search=P") {
 		t.Errorf("Link lost the query: %q", r.Header.Get("Link"))
 	}
-	e.do("GET", posts+"?per_page=0", "").wantError(400, "rest_invalid_param")
-	e.do("GET", posts+"?per_page=101", "").wantError(400, "rest_invalid_param")
-	e.do("GET", posts+"?page=0", "").wantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?per_page=0", "").WantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?per_page=101", "").WantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?page=0", "").WantError(400, "rest_invalid_param")
 	// offset overrides page for the window.
-	if got := ids(e.do("GET", posts+"?per_page=2&offset=24", "").arr()); len(got) != 1 {
+	if got := ids(e.do("GET", posts+"?per_page=2&offset=24", "").Array()); len(got) != 1 {
 		t.Errorf("offset window %v", got)
 	}
 }
@@ -580,8 +580,8 @@ func TestCollectionParameters(t *testing.T) {
 	get := func(q, role string) []int64 {
 		t.Helper()
 		r := e.do("GET", posts+"?"+q, role)
-		r.wantStatus(200)
-		return ids(r.arr())
+		r.WantStatus(200)
+		return ids(r.Array())
 	}
 	cases := []struct {
 		q    string
@@ -600,8 +600,8 @@ func TestCollectionParameters(t *testing.T) {
 		{"include=" + fmt.Sprint(a.ID), "", []int64{a.ID}},
 		{"exclude=" + fmt.Sprintf("%d,%d", a.ID, b.ID), "", []int64{c.ID}},
 		{"exclude[]=" + fmt.Sprint(a.ID) + "&exclude[]=" + fmt.Sprint(b.ID), "", []int64{c.ID}},
-		{"author=" + fmt.Sprint(e.users["author"]), "", []int64{a.ID}},
-		{"author_exclude=" + fmt.Sprint(e.users["author"]), "", []int64{c.ID, b.ID}},
+		{"author=" + fmt.Sprint(e.ID("author")), "", []int64{a.ID}},
+		{"author_exclude=" + fmt.Sprint(e.ID("author")), "", []int64{c.ID, b.ID}},
 		{"slug=banana-bread", "", []int64{b.ID}},
 		{"after=2020-01-15T00:00:00", "", []int64{c.ID, b.ID}},
 		{"before=2020-02-01T00:00:00", "", []int64{a.ID}},
@@ -624,16 +624,16 @@ func TestCollectionParameters(t *testing.T) {
 		}
 	}
 	// Non-publish statuses need edit_posts: a validation error, not a filter.
-	r := e.do("GET", posts+"?status=draft", "subscriber").wantError(400, "rest_invalid_param")
+	r := e.do("GET", posts+"?status=draft", "subscriber").WantError(400, "rest_invalid_param")
 	if r["data"].(map[string]any)["params"].(map[string]any)["status"] != "Status is forbidden" {
 		t.Errorf("status reason %v", r["data"])
 	}
-	e.do("GET", posts+"?status=draft", "").wantError(400, "rest_invalid_param")
-	e.do("GET", posts+"?context=edit", "subscriber").wantError(403, "rest_forbidden_context")
-	e.do("GET", posts+"?context=edit", "").wantError(401, "rest_forbidden_context")
-	e.do("GET", posts+"?orderby=nope", "").wantError(400, "rest_invalid_param")
-	e.do("GET", posts+"?order=up", "").wantError(400, "rest_invalid_param")
-	e.do("GET", posts+"?after=yesterday", "").wantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?status=draft", "").WantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?context=edit", "subscriber").WantError(403, "rest_forbidden_context")
+	e.do("GET", posts+"?context=edit", "").WantError(401, "rest_forbidden_context")
+	e.do("GET", posts+"?orderby=nope", "").WantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?order=up", "").WantError(400, "rest_invalid_param")
+	e.do("GET", posts+"?after=yesterday", "").WantError(400, "rest_invalid_param")
 	// Sticky posts float only with filter[ignore_sticky_posts]=0.
 	s := e.createPost("editor", "post", map[string]any{"title": "Sticky old", "sticky": true, "date": "2010-01-01T00:00:00"})
 	if got := get("per_page=1", ""); got[0] == s.ID {
@@ -651,8 +651,8 @@ func TestPageParameters(t *testing.T) {
 	b := e.createPost("editor", "page", map[string]any{"title": "B", "parent": top.ID, "menu_order": 1})
 	get := func(q string) []int64 {
 		r := e.do("GET", "/api/svc/v2/pages?"+q, "")
-		r.wantStatus(200)
-		return ids(r.arr())
+		r.WantStatus(200)
+		return ids(r.Array())
 	}
 	cases := map[string][]int64{
 		"parent=" + fmt.Sprint(top.ID) + "&orderby=menu_order&order=asc": {b.ID, a.ID},
@@ -667,7 +667,7 @@ func TestPageParameters(t *testing.T) {
 		}
 	}
 	// Authors cannot create pages at all.
-	e.do("POST", "/api/svc/v2/pages", "author", map[string]any{"title": "x"}).wantError(403, "rest_cannot_create")
+	e.do("POST", "/api/svc/v2/pages", "author", map[string]any{"title": "x"}).WantError(403, "rest_cannot_create")
 }
 
 func TestCollectionHidesUnreadableAndCountsMatch(t *testing.T) {
@@ -678,15 +678,15 @@ func TestCollectionHidesUnreadableAndCountsMatch(t *testing.T) {
 	cases := map[string]int{"": 1, "subscriber": 1, "author": 1, "editor": 1}
 	for role, n := range cases {
 		r := e.do("GET", posts, role)
-		if len(r.arr()) != n || r.Header.Get("X-API-Total") != fmt.Sprint(n) {
-			t.Errorf("%q: %d items, total %s", role, len(r.arr()), r.Header.Get("X-API-Total"))
+		if len(r.Array()) != n || r.Header.Get("X-API-Total") != fmt.Sprint(n) {
+			t.Errorf("%q: %d items, total %s", role, len(r.Array()), r.Header.Get("X-API-Total"))
 		}
 	}
 	cases = map[string]int{"author": 1, "editor": 2, "administrator": 2}
 	for role, n := range cases {
 		r := e.do("GET", posts+"?status=private", role)
-		if len(r.arr()) != n || r.Header.Get("X-API-Total") != fmt.Sprint(n) {
-			t.Errorf("private as %q: %d items, total %s", role, len(r.arr()), r.Header.Get("X-API-Total"))
+		if len(r.Array()) != n || r.Header.Get("X-API-Total") != fmt.Sprint(n) {
+			t.Errorf("private as %q: %d items, total %s", role, len(r.Array()), r.Header.Get("X-API-Total"))
 		}
 	}
 }
@@ -696,11 +696,11 @@ func TestListStatementsDoNotGrowWithPerPage(t *testing.T) {
 	parent := e.createPost("editor", "page", map[string]any{"title": "Root"})
 	// Terms with a parent chain, so that term arrays, term links and
 	// embedded terms (with their up links) are part of every page.
-	top := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Top"}).obj()["id"]
-	mid := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Mid", "parent": top}).obj()["id"]
-	tag := e.do("POST", "/api/svc/v2/tags", "editor", map[string]any{"name": "Tag"}).obj()["id"]
+	top := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Top"}).Object()["id"]
+	mid := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": "Mid", "parent": top}).Object()["id"]
+	tag := e.do("POST", "/api/svc/v2/tags", "editor", map[string]any{"name": "Tag"}).Object()["id"]
 	for i := 0; i < 60; i++ {
-		cat := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": fmt.Sprintf("Leaf %d", i), "parent": mid}).obj()["id"]
+		cat := e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": fmt.Sprintf("Leaf %d", i), "parent": mid}).Object()["id"]
 		e.createPost("editor", "post", map[string]any{"title": fmt.Sprintf("Post %d", i), "categories": []any{cat, top}, "tags": []any{tag}})
 		e.createPost("editor", "page", map[string]any{"title": fmt.Sprintf("Page %d", i), "parent": parent.ID})
 	}
@@ -708,9 +708,9 @@ func TestListStatementsDoNotGrowWithPerPage(t *testing.T) {
 		// A write first, so that no cached count hides a statement; dated
 		// in the past, it stays off the first page.
 		e.createPost("editor", "post", map[string]any{"title": "Bump", "date": "2001-01-01T00:00:00"})
-		before := e.db.Statements()
-		e.do("GET", path, "").wantStatus(200)
-		return e.db.Statements() - before
+		before := e.Statements()
+		e.do("GET", path, "").WantStatus(200)
+		return e.Statements() - before
 	}
 	for _, base := range []string{posts + "?", "/api/svc/v2/pages?", posts + "?_embed&", "/api/svc/v2/categories?_embed&"} {
 		small := count(base + "per_page=2")
@@ -726,8 +726,8 @@ func TestTypesAndStatuses(t *testing.T) {
 		c.PostTypes = append(c.PostTypes, postTypeT{Name: "book", RestBase: "books", Supports: []string{"title", "editor", "author"}})
 	})
 	r := e.do("GET", "/api/svc/v2/types", "")
-	r.wantStatus(200)
-	m := r.obj()
+	r.WantStatus(200)
+	m := r.Object()
 	for _, name := range []string{"post", "page", "attachment", "book"} {
 		ty, ok := m[name].(map[string]any)
 		if !ok {
@@ -740,39 +740,39 @@ func TestTypesAndStatuses(t *testing.T) {
 	if r.Header.Get("X-API-Total") != "" {
 		t.Errorf("types collection is paged")
 	}
-	book := e.do("GET", "/api/svc/v2/types/book?context=edit", "editor").obj()
+	book := e.do("GET", "/api/svc/v2/types/book?context=edit", "editor").Object()
 	caps := book["capabilities"].(map[string]any)
 	if caps["edit_posts"] != "edit_posts" || book["slug"] != "book" {
 		t.Errorf("book type %v", book)
 	}
-	page := e.do("GET", "/api/svc/v2/types/page?context=edit", "administrator").obj()
+	page := e.do("GET", "/api/svc/v2/types/page?context=edit", "administrator").Object()
 	if page["capabilities"].(map[string]any)["edit_posts"] != "edit_pages" || page["hierarchical"] != true {
 		t.Errorf("page type %v", page)
 	}
-	e.do("GET", "/api/svc/v2/types/nope", "").wantError(404, "rest_type_invalid")
-	e.do("GET", "/api/svc/v2/types?context=edit", "subscriber").wantError(403, "rest_cannot_view")
-	e.do("GET", "/api/svc/v2/types?context=edit", "").wantError(401, "rest_cannot_view")
-	e.do("GET", "/api/svc/v2/types/page?context=edit", "author").wantError(403, "rest_forbidden_context")
-	if l := e.do("GET", "/api/svc/v2/types/book", "").obj()["_links"].(map[string]any); l["wp:items"] == nil {
+	e.do("GET", "/api/svc/v2/types/nope", "").WantError(404, "rest_type_invalid")
+	e.do("GET", "/api/svc/v2/types?context=edit", "subscriber").WantError(403, "rest_cannot_view")
+	e.do("GET", "/api/svc/v2/types?context=edit", "").WantError(401, "rest_cannot_view")
+	e.do("GET", "/api/svc/v2/types/page?context=edit", "author").WantError(403, "rest_forbidden_context")
+	if l := e.do("GET", "/api/svc/v2/types/book", "").Object()["_links"].(map[string]any); l["wp:items"] == nil {
 		t.Errorf("type lacks items link: %v", l)
 	}
 
-	anon := e.do("GET", "/api/svc/v2/statuses", "").obj()
+	anon := e.do("GET", "/api/svc/v2/statuses", "").Object()
 	if len(anon) != 1 || anon["publish"] == nil {
 		t.Errorf("anonymous statuses %v", keys(anon))
 	}
-	author := e.do("GET", "/api/svc/v2/statuses", "author").obj()
+	author := e.do("GET", "/api/svc/v2/statuses", "author").Object()
 	got := keys(author)
 	sort.Strings(got)
 	if want := []string{"draft", "future", "pending", "private", "publish", "trash"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("author statuses %v", got)
 	}
-	e.do("GET", "/api/svc/v2/statuses/bogus", "").wantError(404, "rest_status_invalid")
-	e.do("GET", "/api/svc/v2/statuses/draft", "").wantError(401, "rest_cannot_read_status")
-	e.do("GET", "/api/svc/v2/statuses/inherit", "administrator").wantError(403, "rest_cannot_read_status")
-	e.do("GET", "/api/svc/v2/statuses/draft", "author").wantStatus(200)
-	e.do("GET", "/api/svc/v2/statuses?context=edit", "subscriber").wantError(403, "rest_cannot_view")
-	pub := e.do("GET", "/api/svc/v2/statuses/publish", "").obj()
+	e.do("GET", "/api/svc/v2/statuses/bogus", "").WantError(404, "rest_status_invalid")
+	e.do("GET", "/api/svc/v2/statuses/draft", "").WantError(401, "rest_cannot_read_status")
+	e.do("GET", "/api/svc/v2/statuses/inherit", "administrator").WantError(403, "rest_cannot_read_status")
+	e.do("GET", "/api/svc/v2/statuses/draft", "author").WantStatus(200)
+	e.do("GET", "/api/svc/v2/statuses?context=edit", "subscriber").WantError(403, "rest_cannot_view")
+	pub := e.do("GET", "/api/svc/v2/statuses/publish", "").Object()
 	if pub["public"] != true || pub["queryable"] != true || pub["name"] != "Published" {
 		t.Errorf("publish status %v", pub)
 	}
@@ -782,21 +782,21 @@ func TestTypesAndStatuses(t *testing.T) {
 
 	// The custom type has its own routes.
 	bk := e.do("POST", "/api/svc/v2/books", "editor", map[string]any{"title": "Dune", "status": "publish"})
-	bk.wantStatus(201)
-	if bk.obj()["type"] != "book" {
-		t.Errorf("book type field %v", bk.obj()["type"])
+	bk.WantStatus(201)
+	if bk.Object()["type"] != "book" {
+		t.Errorf("book type field %v", bk.Object()["type"])
 	}
-	if _, ok := bk.obj()["excerpt"]; ok {
+	if _, ok := bk.Object()["excerpt"]; ok {
 		t.Errorf("book without excerpt support has excerpt")
 	}
-	if got := ids(e.do("GET", "/api/svc/v2/books", "").arr()); len(got) != 1 {
+	if got := ids(e.do("GET", "/api/svc/v2/books", "").Array()); len(got) != 1 {
 		t.Errorf("books list %v", got)
 	}
 }
 
 func TestPostRoutesInIndexAndOptions(t *testing.T) {
 	e := newEnv(t)
-	idx := e.do("GET", "/api/svc/v2", "").obj()
+	idx := e.do("GET", "/api/svc/v2", "").Object()
 	routes := idx["routes"].(map[string]any)
 	for _, k := range []string{"/svc/v2/posts", `/svc/v2/posts/(?P<id>[\d]+)`, "/svc/v2/pages", "/svc/v2/types", `/svc/v2/types/(?P<type>[\w-]+)`, "/svc/v2/statuses"} {
 		if routes[k] == nil {
@@ -818,8 +818,8 @@ func TestPostRoutesInIndexAndOptions(t *testing.T) {
 		t.Errorf("orderby enum %v", ob["enum"])
 	}
 	r := e.do("OPTIONS", posts, "")
-	r.wantStatus(200)
-	o := r.obj()
+	r.WantStatus(200)
+	o := r.Object()
 	sch := o["schema"].(map[string]any)
 	if sch["title"] != "post" {
 		t.Errorf("schema title %v", sch["title"])
@@ -845,7 +845,7 @@ func TestAlternateLinkHeaderOnSinglePost(t *testing.T) {
 	e := newEnv(t)
 	p := e.createPost("editor", "post", map[string]any{"title": "Alt", "date": "2022-05-06T07:08:09"})
 	r := e.do("GET", fmt.Sprintf("%s/%d", posts, p.ID), "")
-	want := "<" + e.srv.URL + `/2022/05/06/alt/>; rel="alternate"; type=text/html`
+	want := "<" + e.URL + `/2022/05/06/alt/>; rel="alternate"; type=text/html`
 	if !strings.Contains(r.Header.Get("Link"), want) {
 		t.Errorf("Link = %q, want %q", r.Header.Get("Link"), want)
 	}
@@ -854,18 +854,18 @@ func TestAlternateLinkHeaderOnSinglePost(t *testing.T) {
 func TestWrongBasicCredentialsAreRejected(t *testing.T) {
 	e := newEnv(t)
 	r := e.do("GET", posts, "", nil, "Authorization", "Basic "+basic("editor", "wrong"))
-	r.wantError(401, "rest_authentication_failed")
+	r.WantError(401, "rest_authentication_failed")
 }
 
 func TestScheduledPostIsPublishedWhenDue(t *testing.T) {
 	e := newEnv(t)
 	when := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Second)
-	m := e.do("POST", posts, "editor", map[string]any{"title": "Later", "status": "publish", "date_gmt": when.Format("2006-01-02T15:04:05")}).obj()
+	m := e.do("POST", posts, "editor", map[string]any{"title": "Later", "status": "publish", "date_gmt": when.Format("2006-01-02T15:04:05")}).Object()
 	if m["status"] != "future" {
 		t.Fatalf("status %v, want future", m["status"])
 	}
 	path := fmt.Sprintf("%s/%v", posts, m["id"])
-	e.do("GET", path, "").wantError(401, "rest_forbidden")
+	e.do("GET", path, "").WantError(401, "rest_forbidden")
 	if n, err := e.site.PublishDue(context.Background()); err != nil || n != 0 {
 		t.Fatalf("PublishDue before the date: %d, %v", n, err)
 	}
@@ -875,9 +875,9 @@ func TestScheduledPostIsPublishedWhenDue(t *testing.T) {
 		t.Fatalf("PublishDue after the date: %d, %v", n, err)
 	}
 	got := e.do("GET", path, "")
-	got.wantStatus(200)
-	if got.obj()["date_gmt"] != when.Format("2006-01-02T15:04:05") {
-		t.Errorf("publishing changed the date: %v", got.obj()["date_gmt"])
+	got.WantStatus(200)
+	if got.Object()["date_gmt"] != when.Format("2006-01-02T15:04:05") {
+		t.Errorf("publishing changed the date: %v", got.Object()["date_gmt"])
 	}
 }
 
@@ -890,13 +890,13 @@ func TestTrashableFilterPoint(t *testing.T) {
 		return ev.Next()
 	})
 	p := e.createPost("editor", "post", map[string]any{"title": "Keep"})
-	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").wantError(501, "rest_trash_not_supported")
+	e.do("DELETE", fmt.Sprintf("%s/%d", posts, p.ID), "editor").WantError(501, "rest_trash_not_supported")
 	if len(seen) != 1 || seen[0] != p.ID {
 		t.Fatalf("filter saw %v", seen)
 	}
 	pg := e.createPost("editor", "page", map[string]any{"title": "Trash me"})
-	e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%d", pg.ID), "editor").wantStatus(200)
-	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("/api/svc/v2/pages/%d", pg.ID), "editor").WantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, p.ID), "editor").WantStatus(200)
 }
 
 func TestReadsDoNotWriteToTheDatabase(t *testing.T) {
@@ -904,14 +904,14 @@ func TestReadsDoNotWriteToTheDatabase(t *testing.T) {
 	e.createPost("editor", "post", map[string]any{"title": "Read me"})
 	ctx := context.Background()
 	// The first authenticated request may record the password's last use.
-	e.do("GET", posts, "editor").wantStatus(200)
+	e.do("GET", posts, "editor").WantStatus(200)
 	before, err := e.db.Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 5; i++ {
-		e.do("GET", posts+"?context=edit", "editor").wantStatus(200)
-		e.do("GET", posts, "").wantStatus(200)
+		e.do("GET", posts+"?context=edit", "editor").WantStatus(200)
+		e.do("GET", posts, "").WantStatus(200)
 	}
 	if after, _ := e.db.Version(ctx); after != before {
 		t.Fatalf("reads wrote to the database: version %d -> %d", before, after)
@@ -925,17 +925,17 @@ func TestReadsDoNotWriteToTheDatabase(t *testing.T) {
 func TestCreateStatementsDoNotGrowWithSameTitle(t *testing.T) {
 	e := newEnv(t)
 	create := func(i int) int64 {
-		before := e.db.Statements()
+		before := e.Statements()
 		r := e.do("POST", posts, "editor", map[string]any{"title": "Same Title", "status": "publish"})
-		r.wantStatus(201)
+		r.WantStatus(201)
 		want := "same-title"
 		if i > 1 {
 			want = fmt.Sprintf("same-title-%d", i)
 		}
-		if got := r.obj()["slug"]; got != want {
+		if got := r.Object()["slug"]; got != want {
 			t.Fatalf("post %d: slug %v, want %s", i, got, want)
 		}
-		return e.db.Statements() - before
+		return e.Statements() - before
 	}
 	var second int64
 	for i := 1; i <= 15; i++ {

@@ -105,12 +105,9 @@ func (c *revisionsController) deletePermission(r *rest.Request) error {
 	if err := c.readPermission(r); err != nil {
 		return err
 	}
-	rev, err := c.loadRevision(r)
+	rev, err := loadItem(r, c.loadRevision, errRevisionInvalidID)
 	if err != nil {
 		return err
-	}
-	if rev == nil {
-		return errRevisionInvalidID()
 	}
 	if !c.site.Can(r.Context(), r.User, "delete_post", rev) {
 		return rest.ErrForbidden
@@ -172,23 +169,17 @@ func (c *revisionsController) get(r *rest.Request) (*rest.Response, error) {
 	if _, err := c.parent(r); err != nil {
 		return nil, err
 	}
-	rev, err := c.loadRevision(r)
+	rev, err := loadItem(r, c.loadRevision, errRevisionInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if rev == nil {
-		return nil, errRevisionInvalidID()
 	}
 	return rest.NewResponse(200, c.prepare(r, rev, requestContext(r))), nil
 }
 
 func (c *revisionsController) delete(r *rest.Request) (*rest.Response, error) {
-	rev, err := c.loadRevision(r)
+	rev, err := loadItem(r, c.loadRevision, errRevisionInvalidID)
 	if err != nil {
 		return nil, err
-	}
-	if rev == nil {
-		return nil, errRevisionInvalidID()
 	}
 	if err := c.site.DeleteRevision(r.Context(), rev); err != nil {
 		return nil, cannotDelete(r, "The post cannot be deleted.", err)

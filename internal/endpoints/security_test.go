@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // The rules of issue #16 (items 1-5) through HTTP: whatever the item route
@@ -16,7 +17,7 @@ import (
 // and a GET never writes.
 
 // total returns the collection total header of r.
-func total(r *resp) string { return r.Header.Get("X-API-Total") }
+func total(r *testkit.Response) string { return r.Header.Get("X-API-Total") }
 
 // TestSearchNeverMatchesProtectedTextForCallersWhoCannotReadIt: a search
 // (and filter[s]) matches a protected post's content and excerpt only for
@@ -29,28 +30,28 @@ func TestSearchNeverMatchesProtectedTextForCallersWhoCannotReadIt(t *testing.T) 
 	for _, q := range []string{"search=walrus", "search=narwhal", "filter[s]=walrus", "search=4711&_embed=1"} {
 		for _, login := range []string{"", "subscriber", "contributor"} {
 			r := e.do("GET", "/api/svc/v2/posts?include="+id+"&"+q, login)
-			r.wantStatus(200)
-			if n := len(r.arr()); n != 0 || total(r) != "0" {
+			r.WantStatus(200)
+			if n := len(r.Array()); n != 0 || total(r) != "0" {
 				t.Errorf("%s as %q: %d posts, total %s; the protected text must not match", q, login, n, total(r))
 			}
 		}
 		for _, login := range []string{"author", "editor", "administrator"} {
 			r := e.do("GET", "/api/svc/v2/posts?include="+id+"&"+q, login)
-			if n := len(r.arr()); n != 1 || total(r) != "1" {
+			if n := len(r.Array()); n != 1 || total(r) != "1" {
 				t.Errorf("%s as %q (may edit): %d posts, total %s", q, login, n, total(r))
 			}
 		}
 		// The right password unlocks the text for anybody; a wrong one
 		// does not.
-		if r := e.do("GET", "/api/svc/v2/posts?include="+id+"&password=opensesame&"+q, ""); len(r.arr()) != 1 {
-			t.Errorf("%s with the password: %d posts", q, len(r.arr()))
+		if r := e.do("GET", "/api/svc/v2/posts?include="+id+"&password=opensesame&"+q, ""); len(r.Array()) != 1 {
+			t.Errorf("%s with the password: %d posts", q, len(r.Array()))
 		}
-		if r := e.do("GET", "/api/svc/v2/posts?include="+id+"&password=wrong&"+q, ""); len(r.arr()) != 0 {
-			t.Errorf("%s with a wrong password: %d posts", q, len(r.arr()))
+		if r := e.do("GET", "/api/svc/v2/posts?include="+id+"&password=wrong&"+q, ""); len(r.Array()) != 0 {
+			t.Errorf("%s with a wrong password: %d posts", q, len(r.Array()))
 		}
 	}
-	if r := e.do("GET", "/api/svc/v2/posts?search=locked", ""); len(r.arr()) != 1 {
-		t.Errorf("the title of a protected post is not searchable: %d posts", len(r.arr()))
+	if r := e.do("GET", "/api/svc/v2/posts?search=locked", ""); len(r.Array()) != 1 {
+		t.Errorf("the title of a protected post is not searchable: %d posts", len(r.Array()))
 	}
 }
 
@@ -62,12 +63,12 @@ func TestEditContextCollectionsShowUneditableItemsAsView(t *testing.T) {
 	e := newEnv(t)
 	secret := e.createPost("editor", "post", map[string]any{"title": "Editor's", "content": "editor secret text", "password": "ed-pw"})
 	own := e.createPost("contributor", "post", map[string]any{"title": "Mine", "content": "my draft", "status": "draft"})
-	e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d?context=edit", secret.ID), "contributor").wantError(403, "rest_forbidden_context")
+	e.do("GET", fmt.Sprintf("/api/svc/v2/posts/%d?context=edit", secret.ID), "contributor").WantError(403, "rest_forbidden_context")
 	for _, q := range []string{"context=edit", "context=edit&status=any", "context=edit&_embed=1"} {
 		r := e.do("GET", fmt.Sprintf("/api/svc/v2/posts?%s&include=%d,%d", q, secret.ID, own.ID), "contributor")
-		r.wantStatus(200)
+		r.WantStatus(200)
 		got := map[int64]map[string]any{}
-		for _, it := range r.arr() {
+		for _, it := range r.Array() {
 			m := it.(map[string]any)
 			got[int64(m["id"].(float64))] = m
 		}
@@ -97,8 +98,8 @@ func TestUserSearchMatchesEmailsAndLoginsOnlyWithListUsers(t *testing.T) {
 	for _, q := range []string{"author@example", "example.com", "auth", "a@e"} {
 		for _, login := range []string{"", "subscriber", "editor"} {
 			r := e.do("GET", "/api/svc/v2/users?search="+url.QueryEscape(q), login)
-			r.wantStatus(200)
-			for _, it := range r.arr() {
+			r.WantStatus(200)
+			for _, it := range r.Array() {
 				m := it.(map[string]any)
 				name, _ := m["name"].(string)
 				slug, _ := m["slug"].(string)
@@ -109,7 +110,7 @@ func TestUserSearchMatchesEmailsAndLoginsOnlyWithListUsers(t *testing.T) {
 			}
 		}
 	}
-	if r := e.do("GET", "/api/svc/v2/users?search=author%40example.com", "administrator"); len(r.arr()) != 1 || total(r) != "1" {
+	if r := e.do("GET", "/api/svc/v2/users?search=author%40example.com", "administrator"); len(r.Array()) != 1 || total(r) != "1" {
 		t.Errorf("list_users cannot search emails: %s", r.Body)
 	}
 }
@@ -128,20 +129,20 @@ func TestCommentSearchMatchesEmailsAndAddressesOnlyForModerators(t *testing.T) {
 	for _, q := range []string{"quiet.person", "198.51.100", "@example.org"} {
 		for _, login := range []string{"", "subscriber", "author"} {
 			r := e.do("GET", "/api/svc/v2/comments?search="+url.QueryEscape(q), login)
-			r.wantStatus(200)
-			if len(r.arr()) != 0 || total(r) != "0" {
+			r.WantStatus(200)
+			if len(r.Array()) != 0 || total(r) != "0" {
 				t.Errorf("search %q as %q matched a hidden field: total %s", q, login, total(r))
 			}
 		}
 		r := e.do("GET", "/api/svc/v2/comments?search="+url.QueryEscape(q), "editor")
-		if len(r.arr()) != 1 {
-			t.Errorf("a moderator's search %q found %d", q, len(r.arr()))
+		if len(r.Array()) != 1 {
+			t.Errorf("a moderator's search %q found %d", q, len(r.Array()))
 		}
 	}
-	if r := e.do("GET", "/api/svc/v2/comments?search=remark", ""); len(r.arr()) != 1 {
+	if r := e.do("GET", "/api/svc/v2/comments?search=remark", ""); len(r.Array()) != 1 {
 		t.Errorf("the content is not searchable: %s", r.Body)
 	}
-	e.do("GET", "/api/svc/v2/comments?author_email=quiet.person%40example.org", "author").wantError(403, "rest_forbidden_param")
+	e.do("GET", "/api/svc/v2/comments?author_email=quiet.person%40example.org", "author").WantError(403, "rest_forbidden_param")
 }
 
 // TestGetAndHeadNeverWriteThroughMethodOverride: _method and
@@ -150,7 +151,7 @@ func TestGetAndHeadNeverWriteThroughMethodOverride(t *testing.T) {
 	e := newEnv(t)
 	p := e.createPost("editor", "post", map[string]any{"title": "Keep me"})
 	item := "/api/svc/v2/posts/" + strconv.FormatInt(p.ID, 10)
-	before := len(e.do("GET", "/api/svc/v2/posts?status=any&per_page=100", "administrator").arr())
+	before := len(e.do("GET", "/api/svc/v2/posts?status=any&per_page=100", "administrator").Array())
 	for _, tc := range []struct {
 		method, target string
 		hdr            []any
@@ -168,17 +169,17 @@ func TestGetAndHeadNeverWriteThroughMethodOverride(t *testing.T) {
 			t.Errorf("%s %s: %d %s", tc.method, tc.target, r.Status, r.Body)
 		}
 	}
-	got := e.do("GET", item+"?context=edit", "administrator").obj()
+	got := e.do("GET", item+"?context=edit", "administrator").Object()
 	if got["title"].(map[string]any)["raw"] != "Keep me" || got["status"] != "publish" {
 		t.Errorf("the post changed: %v", got)
 	}
-	if after := len(e.do("GET", "/api/svc/v2/posts?status=any&per_page=100", "administrator").arr()); after != before {
+	if after := len(e.do("GET", "/api/svc/v2/posts?status=any&per_page=100", "administrator").Array()); after != before {
 		t.Errorf("%d posts before, %d after", before, after)
 	}
-	if n := len(e.do("GET", "/api/svc/v2/users/me/application-passwords", "administrator").arr()); n != 1 {
+	if n := len(e.do("GET", "/api/svc/v2/users/me/application-passwords", "administrator").Array()); n != 1 {
 		t.Errorf("%d application passwords, want the 1 the test made", n)
 	}
 	// POST still honours it.
-	e.do("POST", item+"?_method=DELETE&force=true", "administrator").wantStatus(200)
-	e.do("GET", item, "administrator").wantError(404, "rest_post_invalid_id")
+	e.do("POST", item+"?_method=DELETE&force=true", "administrator").WantStatus(200)
+	e.do("GET", item, "administrator").WantError(404, "rest_post_invalid_id")
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 // namingModes are the spec's names and the WordPress names, with the
@@ -51,18 +50,18 @@ func TestSettingsOnlyAdministratorsReadAndChangeThem(t *testing.T) {
 					}
 					r := e.do(method, mode.base+"/settings", login, body)
 					if login == "administrator" {
-						r.wantStatus(200)
+						r.WantStatus(200)
 						continue
 					}
 					// Subscribers, contributors, authors and editors lack
 					// manage_options: 403; visitors 401 (decisions #1).
-					m := r.wantError(authStatus(login), "rest_forbidden")
+					m := r.WantError(authStatus(login), "rest_forbidden")
 					if strings.Contains(string(r.Body), "Test site") || strings.Contains(string(r.Body), "UTC") {
 						t.Errorf("%s %s as %q shows settings: %v", method, "settings", login, m)
 					}
 				}
 			}
-			if got := e.do("GET", mode.base+"/settings", "administrator").obj()["title"]; got != "Changed by administrator" {
+			if got := e.do("GET", mode.base+"/settings", "administrator").Object()["title"]; got != "Changed by administrator" {
 				t.Errorf("title after the refused writes = %v", got)
 			}
 		})
@@ -78,13 +77,13 @@ func TestSettingsReadShowsTheConfigurationFileValues(t *testing.T) {
 		c.Site.ShowAvatars = false
 	})
 	r := e.do("GET", "/api/svc/v2/settings", "administrator")
-	r.wantStatus(200)
+	r.WantStatus(200)
 	var got map[string]any
 	if err := json.Unmarshal(r.Body, &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"title": "Test site", "description": "Just testing", "url": e.srv.URL, "timezone": "Europe/Paris",
+		"title": "Test site", "description": "Just testing", "url": e.URL, "timezone": "Europe/Paris",
 		"default_category": float64(1), "default_ping_status": "open", "default_comment_status": "closed",
 		"show_avatars": false, "allow_anonymous_comments": true, "comment_moderation": false,
 		"comment_previously_approved": true, "comment_max_links": float64(5),
@@ -110,14 +109,14 @@ func TestSettingsChangeIsStoredAndWinsOverTheFile(t *testing.T) {
 			r := e.do("PATCH", mode.base+"/settings", "administrator", map[string]any{
 				"title": "  New <b>title</b>  ", "timezone": "Asia/Tokyo", "comment_moderation": true,
 			})
-			r.wantStatus(200)
-			m := r.obj()
+			r.WantStatus(200)
+			m := r.Object()
 			if m["title"] != "New title" || m["timezone"] != "Asia/Tokyo" || m["comment_moderation"] != true || m["description"] != "Just testing" {
 				t.Errorf("answer: %v", m)
 			}
 			// Form bodies work as JSON does.
-			e.do("POST", mode.base+"/settings", "administrator", "description=A+tagline&comment_max_links=7").wantStatus(200)
-			m = e.do("GET", mode.base+"/settings", "administrator").obj()
+			e.do("POST", mode.base+"/settings", "administrator", "description=A+tagline&comment_max_links=7").WantStatus(200)
+			m = e.do("GET", mode.base+"/settings", "administrator").Object()
 			if m["title"] != "New title" || m["description"] != "A tagline" || m["comment_max_links"] != float64(7) {
 				t.Errorf("read back: %v", m)
 			}
@@ -139,7 +138,7 @@ func TestSettingsChangeIsStoredAndWinsOverTheFile(t *testing.T) {
 			// The index names the site with the new title, for anonymous
 			// callers too (the cached index moved on with the write).
 			root := "/" + strings.Split(mode.base, "/")[1] + "/"
-			got := e.do("GET", root, "").obj()
+			got := e.do("GET", root, "").Object()
 			if got["name"] != "New title" || got["description"] != "A tagline" {
 				t.Errorf("index: name %v, description %v", got["name"], got["description"])
 			}
@@ -155,8 +154,8 @@ func TestSettingsChangeIsStoredAndWinsOverTheFile(t *testing.T) {
 func TestSettingsNullPutsTheFileValueBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"title": "Other", "timezone": "America/New_York"}).wantStatus(200)
-	m := e.do("POST", "/api/svc/v2/settings", "administrator", []byte(`{"title": null}`)).obj()
+	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"title": "Other", "timezone": "America/New_York"}).WantStatus(200)
+	m := e.do("POST", "/api/svc/v2/settings", "administrator", []byte(`{"title": null}`)).Object()
 	if m["title"] != "Test site" || m["timezone"] != "America/New_York" {
 		t.Errorf("after title null: %v", m)
 	}
@@ -164,19 +163,19 @@ func TestSettingsNullPutsTheFileValueBack(t *testing.T) {
 		t.Errorf("stored: %s", s)
 	}
 	// null for a setting that was not stored changes nothing.
-	e.do("POST", "/api/svc/v2/settings", "administrator", []byte(`{"description": null}`)).wantStatus(200)
+	e.do("POST", "/api/svc/v2/settings", "administrator", []byte(`{"description": null}`)).WantStatus(200)
 }
 
 func TestSettingsURLIsReadOnly(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	r := e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"url": "https://elsewhere.example", "title": "T"})
-	r.wantStatus(200)
-	if r.obj()["url"] != e.srv.URL {
-		t.Errorf("url = %v, want the request's %s", r.obj()["url"], e.srv.URL)
+	r.WantStatus(200)
+	if r.Object()["url"] != e.URL {
+		t.Errorf("url = %v, want the request's %s", r.Object()["url"], e.URL)
 	}
 	e2 := newEnv(t, func(c *config.Config) { c.Site.URL = "https://configured.example" })
-	if got := e2.do("GET", "/api/svc/v2/settings", "administrator").obj()["url"]; got != "https://configured.example" {
+	if got := e2.do("GET", "/api/svc/v2/settings", "administrator").Object()["url"]; got != "https://configured.example" {
 		t.Errorf("url = %v, want the configured one", got)
 	}
 }
@@ -184,7 +183,7 @@ func TestSettingsURLIsReadOnly(t *testing.T) {
 func TestSettingsInvalidValuesAreRefusedWithTheirReasons(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	tag := e.do("POST", "/api/svc/v2/tags", "administrator", map[string]any{"name": "A tag"}).obj()["id"].(float64)
+	tag := e.do("POST", "/api/svc/v2/tags", "administrator", map[string]any{"name": "A tag"}).Object()["id"].(float64)
 	tests := []struct {
 		name  string
 		body  any
@@ -215,7 +214,7 @@ func TestSettingsInvalidValuesAreRefusedWithTheirReasons(t *testing.T) {
 				body[k] = v
 			}
 			r := e.do("POST", "/api/svc/v2/settings", "administrator", body)
-			m := r.wantError(400, "rest_invalid_param")
+			m := r.WantError(400, "rest_invalid_param")
 			params, _ := m["data"].(map[string]any)["params"].(map[string]any)
 			why, _ := params[tt.param].(string)
 			if !strings.Contains(why, tt.why) {
@@ -226,11 +225,11 @@ func TestSettingsInvalidValuesAreRefusedWithTheirReasons(t *testing.T) {
 			}
 		})
 	}
-	if got := e.do("GET", "/api/svc/v2/settings", "administrator").obj()["description"]; got != "Just testing" {
+	if got := e.do("GET", "/api/svc/v2/settings", "administrator").Object()["description"]; got != "Just testing" {
 		t.Errorf("description = %v after refused changes", got)
 	}
 	// Validation comes before the permission check, as for every route.
-	e.do("POST", "/api/svc/v2/settings", "editor", map[string]any{"timezone": "Nowhere/Land"}).wantError(400, "rest_invalid_param")
+	e.do("POST", "/api/svc/v2/settings", "editor", map[string]any{"timezone": "Nowhere/Land"}).WantError(400, "rest_invalid_param")
 }
 
 func TestSettingsCommentRulesDecideNewComments(t *testing.T) {
@@ -239,7 +238,7 @@ func TestSettingsCommentRulesDecideNewComments(t *testing.T) {
 	p := e.createPost("author", "post", nil)
 	set := func(body map[string]any) {
 		t.Helper()
-		e.do("PATCH", "/api/svc/v2/settings", "administrator", body).wantStatus(200)
+		e.do("PATCH", "/api/svc/v2/settings", "administrator", body).WantStatus(200)
 	}
 	guest := func(content string) *store.Comment {
 		t.Helper()
@@ -264,7 +263,7 @@ func TestSettingsCommentRulesDecideNewComments(t *testing.T) {
 	set(map[string]any{"allow_anonymous_comments": false})
 	e.tick()
 	e.do("POST", comments, "", map[string]any{"post": p.ID, "content": "no", "author_name": "Guest", "author_email": "guest@example.org"}).
-		wantError(401, "rest_comment_login_required")
+		WantError(401, "rest_comment_login_required")
 	set(map[string]any{"allow_anonymous_comments": true, "comment_moderation": false, "comment_max_links": 0})
 	if c := guest(`<a href="http://a.example">a</a> <a href="http://b.example">b</a> <a href="http://c.example">c</a>`); c.Approved != store.CommentApproved {
 		t.Errorf("comment_max_links 0 (no limit): %q", c.Approved)
@@ -281,8 +280,8 @@ func TestSettingsTimezoneChangesLocalDatesOfNewPostsNotStoredInstants(t *testing
 				t.Helper()
 				body["title"], body["status"] = "Dated", "publish"
 				r := e.do("POST", mode.base+"/posts", "editor", body)
-				r.wantStatus(201)
-				return r.obj()
+				r.WantStatus(201)
+				return r.Object()
 			}
 			old := create(map[string]any{"date_gmt": "2024-03-10T12:00:00"})
 			if old["date"] != "2024-03-10T12:00:00" {
@@ -294,7 +293,7 @@ func TestSettingsTimezoneChangesLocalDatesOfNewPostsNotStoredInstants(t *testing
 				t.Fatal(err)
 			}
 
-			e.do("POST", mode.base+"/settings", "administrator", map[string]any{"timezone": "Asia/Tokyo"}).wantStatus(200)
+			e.do("POST", mode.base+"/settings", "administrator", map[string]any{"timezone": "Asia/Tokyo"}).WantStatus(200)
 
 			// A post written now: date is Tokyo's wall clock of date_gmt.
 			p := create(map[string]any{"date_gmt": "2024-03-10T12:00:00"})
@@ -320,13 +319,13 @@ func TestSettingsTimezoneChangesLocalDatesOfNewPostsNotStoredInstants(t *testing
 			if !after.DateGMT.Equal(before.DateGMT) || !after.Date.Equal(before.Date) || !after.ModifiedGMT.Equal(before.ModifiedGMT) {
 				t.Errorf("stored dates moved: %v/%v → %v/%v", before.Date, before.DateGMT, after.Date, after.DateGMT)
 			}
-			got := e.do("GET", fmt.Sprintf("%s/posts/%d", mode.base, oldID), "").obj()
+			got := e.do("GET", fmt.Sprintf("%s/posts/%d", mode.base, oldID), "").Object()
 			if got["date_gmt"] != "2024-03-10T12:00:00" || got["date"] != "2024-03-10T12:00:00" {
 				t.Errorf("old post reads date %v, date_gmt %v", got["date"], got["date_gmt"])
 			}
 			// Updating it without a date leaves its dates alone; modified
 			// is written in the new zone.
-			up := e.do("PATCH", fmt.Sprintf("%s/posts/%d", mode.base, oldID), "editor", map[string]any{"title": "Edited"}).obj()
+			up := e.do("PATCH", fmt.Sprintf("%s/posts/%d", mode.base, oldID), "editor", map[string]any{"title": "Edited"}).Object()
 			mg, _ := time.Parse("2006-01-02T15:04:05", up["modified_gmt"].(string))
 			ml, _ := time.Parse("2006-01-02T15:04:05", up["modified"].(string))
 			if up["date_gmt"] != "2024-03-10T12:00:00" || ml.Sub(mg) != 9*time.Hour {
@@ -336,7 +335,7 @@ func TestSettingsTimezoneChangesLocalDatesOfNewPostsNotStoredInstants(t *testing
 			// compared with the local dates in the site's zone: 11:59 to
 			// 12:01 UTC is 20:59 to 21:01 in Tokyo, which finds the new
 			// post and not the one dated 12:00 under UTC.
-			found := e.do("GET", mode.base+"/posts?after=2024-03-10T11:59:00&before=2024-03-10T12:01:00", "").arr()
+			found := e.do("GET", mode.base+"/posts?after=2024-03-10T11:59:00&before=2024-03-10T12:01:00", "").Array()
 			if len(found) != 1 || found[0].(map[string]any)["date"] != "2024-03-10T21:00:00" {
 				t.Errorf("after/before: %d posts %v, want the one at 21:00 Tokyo time", len(found), ids(found))
 			}
@@ -348,7 +347,7 @@ func TestSettingsTimezoneDatesNewComments(t *testing.T) {
 	t.Parallel()
 	e := newCommentEnv(t)
 	p := e.createPost("author", "post", nil)
-	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"timezone": "America/Sao_Paulo", "comment_previously_approved": false}).wantStatus(200)
+	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"timezone": "America/Sao_Paulo", "comment_previously_approved": false}).WantStatus(200)
 	c := e.comment(e.mkComment("editor", map[string]any{"post": p.ID, "content": "hello"}))
 	if c.DateGMT.Sub(c.Date) != 3*time.Hour {
 		t.Errorf("comment date %v, date_gmt %v: want São Paulo time (UTC-3)", c.Date, c.DateGMT)
@@ -361,12 +360,12 @@ func TestScheduledPostsArePublishedOnTimeAfterTheTimezoneChanged(t *testing.T) {
 	// Scheduled an hour ahead under UTC+14: its local date is 15 hours
 	// after the UTC instant.
 	due := time.Now().UTC().Add(time.Hour).Truncate(time.Second)
-	p := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Later", "status": "future", "date_gmt": due.Format("2006-01-02T15:04:05")}).obj()
+	p := e.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "Later", "status": "future", "date_gmt": due.Format("2006-01-02T15:04:05")}).Object()
 	if p["status"] != "future" {
 		t.Fatalf("status %v", p["status"])
 	}
 	// The zone moves to UTC-11, then the post falls due.
-	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"timezone": "Pacific/Pago_Pago"}).wantStatus(200)
+	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"timezone": "Pacific/Pago_Pago"}).WantStatus(200)
 	e.site.SetClock(func() time.Time { return due.Add(time.Minute) })
 	n, err := e.site.PublishDue(context.Background())
 	if err != nil || n != 1 {
@@ -381,11 +380,11 @@ func TestScheduledPostsArePublishedOnTimeAfterTheTimezoneChanged(t *testing.T) {
 func TestSettingsDefaultCategoryAndCommentStatusesOfNewPosts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	cat := int64(e.do("POST", "/api/svc/v2/categories", "administrator", map[string]any{"name": "News"}).obj()["id"].(float64))
+	cat := int64(e.do("POST", "/api/svc/v2/categories", "administrator", map[string]any{"name": "News"}).Object()["id"].(float64))
 	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{
 		"default_category": cat, "default_comment_status": "closed", "default_ping_status": "closed",
-	}).wantStatus(200)
-	p := e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "No categories given", "status": "publish"}).obj()
+	}).WantStatus(200)
+	p := e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "No categories given", "status": "publish"}).Object()
 	if cats, _ := p["categories"].([]any); len(cats) != 1 || cats[0] != float64(cat) {
 		t.Errorf("categories = %v, want [%d]", p["categories"], cat)
 	}
@@ -393,21 +392,21 @@ func TestSettingsDefaultCategoryAndCommentStatusesOfNewPosts(t *testing.T) {
 		t.Errorf("comment_status %v, ping_status %v", p["comment_status"], p["ping_status"])
 	}
 	// A post that names its status keeps it.
-	q := e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "Open", "comment_status": "open"}).obj()
+	q := e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "Open", "comment_status": "open"}).Object()
 	if q["comment_status"] != "open" {
 		t.Errorf("explicit comment_status: %v", q["comment_status"])
 	}
 	// The default category cannot be deleted; the old one now can.
-	e.do("DELETE", fmt.Sprintf("/api/svc/v2/categories/%d?force=true", cat), "administrator").wantError(500, "rest_cannot_delete")
-	e.do("DELETE", "/api/svc/v2/categories/1?force=true", "administrator").wantStatus(200)
+	e.do("DELETE", fmt.Sprintf("/api/svc/v2/categories/%d?force=true", cat), "administrator").WantError(500, "rest_cannot_delete")
+	e.do("DELETE", "/api/svc/v2/categories/1?force=true", "administrator").WantStatus(200)
 
-	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"default_comment_status": "open", "default_ping_status": "closed"}).wantStatus(200)
-	p = e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "Comments open"}).obj()
+	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"default_comment_status": "open", "default_ping_status": "closed"}).WantStatus(200)
+	p = e.do("POST", "/api/svc/v2/posts", "author", map[string]any{"title": "Comments open"}).Object()
 	if p["comment_status"] != "open" || p["ping_status"] != "closed" {
 		t.Errorf("comment_status %v, ping_status %v", p["comment_status"], p["ping_status"])
 	}
 	// Pages stay closed, as in WordPress.
-	pg := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "A page"}).obj()
+	pg := e.do("POST", "/api/svc/v2/pages", "editor", map[string]any{"title": "A page"}).Object()
 	if pg["comment_status"] != "closed" || pg["ping_status"] != "closed" {
 		t.Errorf("page: comment_status %v, ping_status %v", pg["comment_status"], pg["ping_status"])
 	}
@@ -417,18 +416,18 @@ func TestSettingsShowAvatarsTurnsAvatarURLsOffAndOn(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
 	user := e.userPath("author")
-	if _, ok := e.do("GET", user, "").obj()["avatar_urls"]; !ok {
+	if _, ok := e.do("GET", user, "").Object()["avatar_urls"]; !ok {
 		t.Fatal("avatar_urls missing by default")
 	}
-	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"show_avatars": false}).wantStatus(200)
-	if m := e.do("GET", user, "").obj(); m["avatar_urls"] != nil {
+	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"show_avatars": false}).WantStatus(200)
+	if m := e.do("GET", user, "").Object(); m["avatar_urls"] != nil {
 		t.Errorf("avatar_urls with show_avatars off: %v", m["avatar_urls"])
 	}
 	if strings.Contains(string(e.do("OPTIONS", "/api/svc/v2/users", "").Body), "avatar_urls") {
 		t.Error("the users schema still has avatar_urls")
 	}
-	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"show_avatars": true}).wantStatus(200)
-	if m := e.do("GET", user, "").obj(); m["avatar_urls"] == nil {
+	e.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"show_avatars": true}).WantStatus(200)
+	if m := e.do("GET", user, "").Object(); m["avatar_urls"] == nil {
 		t.Error("avatar_urls missing once show_avatars is on again")
 	}
 }
@@ -440,7 +439,7 @@ func TestSettingsRouteIsInTheIndexAndOptions(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, func(c *config.Config) { c.Compat = mode.compat })
 			ns := strings.TrimPrefix(mode.base, "/"+strings.Split(mode.base, "/")[1])
-			idx := e.do("GET", mode.base, "").obj()
+			idx := e.do("GET", mode.base, "").Object()
 			rt, _ := idx["routes"].(map[string]any)[ns+"/settings"].(map[string]any)
 			if rt == nil {
 				t.Fatalf("no %s/settings in the namespace index", ns)
@@ -458,7 +457,7 @@ func TestSettingsRouteIsInTheIndexAndOptions(t *testing.T) {
 			if args["url"] != nil {
 				t.Error("url is read-only but is a write argument")
 			}
-			opt := e.do("OPTIONS", mode.base+"/settings", "").obj()
+			opt := e.do("OPTIONS", mode.base+"/settings", "").Object()
 			props := opt["schema"].(map[string]any)["properties"].(map[string]any)
 			if props["url"].(map[string]any)["readonly"] != true || props["timezone"].(map[string]any)["type"] != "string" {
 				t.Errorf("schema properties: %v", props)
@@ -472,35 +471,31 @@ func TestSettingsRouteIsInTheIndexAndOptions(t *testing.T) {
 
 func TestSettingsChangeIsSeenByAnotherNodeOnItsNextRequest(t *testing.T) {
 	t.Parallel()
-	dbs := storetest.OpenN(t, 2) // two handles on one database, as two nodes
-	a := envOn(t, dbs[0])
-	for _, role := range allRoles[:5] {
-		a.addUser(role, role)
-	}
-	b := a.node(dbs[1])
+	a := newEnv(t)
+	b := a.node() // another server over the same database, as two nodes
 	// Node b reads the settings (and caches them) first.
-	if got := b.do("GET", "/api/svc/v2/settings", "administrator").obj()["title"]; got != "Test site" {
+	if got := b.do("GET", "/api/svc/v2/settings", "administrator").Object()["title"]; got != "Test site" {
 		t.Fatalf("node b title %v", got)
 	}
-	if got := b.do("GET", "/api/", "").obj()["name"]; got != "Test site" {
+	if got := b.do("GET", "/api/", "").Object()["name"]; got != "Test site" {
 		t.Fatalf("node b index name %v", got)
 	}
-	a.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"title": "Changed on a", "timezone": "Asia/Kolkata", "comment_moderation": true}).wantStatus(200)
+	a.do("POST", "/api/svc/v2/settings", "administrator", map[string]any{"title": "Changed on a", "timezone": "Asia/Kolkata", "comment_moderation": true}).WantStatus(200)
 
-	if got := b.do("GET", "/api/svc/v2/settings", "administrator").obj(); got["title"] != "Changed on a" || got["timezone"] != "Asia/Kolkata" {
+	if got := b.do("GET", "/api/svc/v2/settings", "administrator").Object(); got["title"] != "Changed on a" || got["timezone"] != "Asia/Kolkata" {
 		t.Errorf("node b settings: %v", got)
 	}
-	if got := b.do("GET", "/api/", "").obj()["name"]; got != "Changed on a" {
+	if got := b.do("GET", "/api/", "").Object()["name"]; got != "Changed on a" {
 		t.Errorf("node b index name %v", got)
 	}
-	p := b.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "On b", "status": "publish", "date_gmt": "2024-01-01T00:00:00"}).obj()
+	p := b.do("POST", "/api/svc/v2/posts", "editor", map[string]any{"title": "On b", "status": "publish", "date_gmt": "2024-01-01T00:00:00"}).Object()
 	if p["date"] != "2024-01-01T05:30:00" {
 		t.Errorf("node b post date %v, want Kolkata time", p["date"])
 	}
 	r := b.do("POST", "/api/svc/v2/comments", "subscriber", map[string]any{"post": p["id"], "content": "held?"})
-	r.wantStatus(201)
-	if r.obj()["status"] != "hold" {
-		t.Errorf("node b comment status %v, want hold", r.obj()["status"])
+	r.WantStatus(201)
+	if r.Object()["status"] != "hold" {
+		t.Errorf("node b comment status %v, want hold", r.Object()["status"])
 	}
 }
 
@@ -510,21 +505,21 @@ func TestUsersWhoAuthorsListsEveryAuthorToEditorsOfPosts(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, func(c *config.Config) { c.Compat = mode.compat })
-			e.addUser("author2", "author") // no posts
-			authors := []int64{e.users["administrator"], e.users["author"], e.users["author2"], e.users["contributor"], e.users["editor"]}
+			e.AddUser("author2", "author") // no posts
+			authors := []int64{e.ID("administrator"), e.ID("author"), e.ID("author2"), e.ID("contributor"), e.ID("editor")}
 			slices.Sort(authors)
 			for _, login := range allRoles {
 				r := e.do("GET", mode.base+"/users?who=authors&orderby=id&per_page=100", login)
 				switch login {
 				case "", "subscriber":
-					r.wantError(authStatus(login), "rest_forbidden_who")
-					if !strings.Contains(r.obj()["message"].(string), "not allowed to query users by this parameter") {
+					r.WantError(authStatus(login), "rest_forbidden_who")
+					if !strings.Contains(r.Object()["message"].(string), "not allowed to query users by this parameter") {
 						t.Errorf("message: %s", r.Body)
 					}
 					continue
 				}
-				r.wantStatus(200)
-				items := r.arr()
+				r.WantStatus(200)
+				items := r.Array()
 				if got := ids(items); !slices.Equal(got, authors) {
 					t.Errorf("as %s: ids %v, want %v (every author, published or not; no subscriber)", login, got, authors)
 				}
@@ -546,26 +541,26 @@ func TestUsersWhoAuthorsListsEveryAuthorToEditorsOfPosts(t *testing.T) {
 				noSecrets(t, r, "@example.com")
 				// Every author listed can be read on its own too.
 				for _, id := range authors {
-					e.do("GET", fmt.Sprintf("%s/users/%d", mode.base, id), login).wantStatus(200)
+					e.do("GET", fmt.Sprintf("%s/users/%d", mode.base, id), login).WantStatus(200)
 				}
 			}
 			// Combined with other filters.
-			if got := ids(e.do("GET", mode.base+"/users?who=authors&search=author2", "editor").arr()); !slices.Equal(got, []int64{e.users["author2"]}) {
+			if got := ids(e.do("GET", mode.base+"/users?who=authors&search=author2", "editor").Array()); !slices.Equal(got, []int64{e.ID("author2")}) {
 				t.Errorf("who=authors&search: %v", got)
 			}
-			if got := ids(e.do("GET", mode.base+"/users?who=authors&roles=subscriber,editor", "administrator").arr()); !slices.Equal(got, []int64{e.users["editor"]}) {
+			if got := ids(e.do("GET", mode.base+"/users?who=authors&roles=subscriber,editor", "administrator").Array()); !slices.Equal(got, []int64{e.ID("editor")}) {
 				t.Errorf("who=authors&roles: %v", got)
 			}
-			if n := len(e.do("GET", mode.base+"/users?who=authors&roles=subscriber", "administrator").arr()); n != 0 {
+			if n := len(e.do("GET", mode.base+"/users?who=authors&roles=subscriber", "administrator").Array()); n != 0 {
 				t.Errorf("who=authors&roles=subscriber: %d users", n)
 			}
 			// Edit context still needs list_users.
-			e.do("GET", mode.base+"/users?who=authors&context=edit", "editor").wantError(403, "rest_forbidden_context")
-			e.do("GET", mode.base+"/users?who=authors&context=edit", "administrator").wantStatus(200)
+			e.do("GET", mode.base+"/users?who=authors&context=edit", "editor").WantError(403, "rest_forbidden_context")
+			e.do("GET", mode.base+"/users?who=authors&context=edit", "administrator").WantStatus(200)
 			// Only "authors" is a value of who.
-			e.do("GET", mode.base+"/users?who=everyone", "administrator").wantError(400, "rest_invalid_param")
+			e.do("GET", mode.base+"/users?who=everyone", "administrator").WantError(400, "rest_invalid_param")
 			// Without who, an editor still sees only published authors.
-			if got := ids(e.do("GET", mode.base+"/users", "editor").arr()); len(got) != 0 {
+			if got := ids(e.do("GET", mode.base+"/users", "editor").Array()); len(got) != 0 {
 				t.Errorf("editor without who: %v (nobody has published)", got)
 			}
 		})
@@ -578,7 +573,7 @@ func TestUsersWhoAuthorsNeedsAnEditableTypeWithAuthors(t *testing.T) {
 	// the authors: here a subscriber given edit_posts of nothing else.
 	e := newEnv(t)
 	ctx := context.Background()
-	u, err := e.db.GetUser(ctx, e.users["subscriber"])
+	u, err := e.db.GetUser(ctx, e.ID("subscriber"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,12 +582,12 @@ func TestUsersWhoAuthorsNeedsAnEditableTypeWithAuthors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Pages support authors: allowed.
-	e.do("GET", "/api/svc/v2/users?who=authors", "subscriber").wantStatus(200)
+	e.do("GET", "/api/svc/v2/users?who=authors", "subscriber").WantStatus(200)
 	u.Caps = map[string]bool{"upload_files": true}
 	if err := e.db.UpdateUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	e.do("GET", "/api/svc/v2/users?who=authors", "subscriber").wantError(403, "rest_forbidden_who")
+	e.do("GET", "/api/svc/v2/users?who=authors", "subscriber").WantError(403, "rest_forbidden_who")
 }
 
 func TestSettingsAreReadOncePerRequestWhateverThePageSize(t *testing.T) {
@@ -600,9 +595,9 @@ func TestSettingsAreReadOncePerRequestWhateverThePageSize(t *testing.T) {
 	e := newEnv(t)
 	for i := 0; i < 12; i++ {
 		login := fmt.Sprintf("writer%d", i)
-		e.addUser(login, "author")
+		e.AddUser(login, "author")
 		p := e.createPost(login, "post", map[string]any{"title": "By " + login})
-		e.do("POST", comments, login, map[string]any{"post": p.ID, "content": "A comment by " + login}).wantStatus(201)
+		e.do("POST", comments, login, map[string]any{"post": p.ID, "content": "A comment by " + login}).WantStatus(201)
 		e.site.SetClock(func() time.Time { return time.Now().Add(time.Duration(i+1) * time.Hour) })
 	}
 	count := func(path string) int64 {
@@ -610,11 +605,11 @@ func TestSettingsAreReadOncePerRequestWhateverThePageSize(t *testing.T) {
 		// A write first, so that each request loads the settings (and
 		// counts) afresh; dated in the past, it stays off the pages.
 		e.createPost("editor", "post", map[string]any{"title": "Bump", "date": "2001-01-01T00:00:00"})
-		before := e.db.Statements()
+		before := e.Statements()
 		// Signed in: no response cache and no version read up front, so
 		// every settings read would show.
-		e.do("GET", path, "editor").wantStatus(200)
-		return e.db.Statements() - before
+		e.do("GET", path, "editor").WantStatus(200)
+		return e.Statements() - before
 	}
 	// Pages of 2 and 6 of the 12 items (both with a count), with the
 	// embedded users (authors of posts and comments) that show avatars.

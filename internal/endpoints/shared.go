@@ -403,3 +403,50 @@ func getKeyed[T any](r *rest.Request, lookup func(string) (T, bool), param, code
 	}
 	return rest.NewResponse(200, prepare(r, v, requestContext(r))), nil
 }
+
+// loadItem loads the item a request names with load, which returns nil
+// when there is none (missing, or not of the controller's type): the item,
+// the load's error, or the error of missing.
+func loadItem[T any](r *rest.Request, load func(*rest.Request) (*T, error), missing func() error) (*T, error) {
+	x, err := load(r)
+	if err != nil {
+		return nil, err
+	}
+	if x == nil {
+		return nil, missing()
+	}
+	return x, nil
+}
+
+// getItem answers the item route of a resource: the item loadItem finds,
+// prepared in the request's context, with 200; headers, when not nil, adds
+// the answer's headers from the item and its resource.
+func getItem[T any](r *rest.Request, load func(*rest.Request) (*T, error), missing func() error,
+	prepare func(*rest.Request, *T, schema.Context) (*rest.Resource, error),
+	headers func(*rest.Response, *T, *rest.Resource)) (*rest.Response, error) {
+	x, err := loadItem(r, load, missing)
+	if err != nil {
+		return nil, err
+	}
+	res, err := prepare(r, x, requestContext(r))
+	if err != nil {
+		return nil, err
+	}
+	resp := rest.NewResponse(200, res)
+	if headers != nil {
+		headers(resp, x, res)
+	}
+	return resp, nil
+}
+
+// setAlternate adds the Link header naming the HTML page of an item (its
+// link field) when show is true and the resource has the link.
+func setAlternate(resp *rest.Response, res *rest.Resource, show bool) {
+	if !show {
+		return
+	}
+	link, _ := res.Value("link")
+	if s, ok := link.(string); ok {
+		resp.SetHeader("Link", "<"+s+`>; rel="alternate"; type=text/html`)
+	}
+}

@@ -236,12 +236,8 @@ func (c *termsController) deletePermission(r *rest.Request) error {
 // taxonomy (404 rest_term_invalid otherwise) and that the caller has
 // capability cap (else code and msg).
 func (c *termsController) termCapPermission(r *rest.Request, cap, code, msg string) error {
-	t, err := c.loadOwn(r)
-	if err != nil {
+	if _, err := loadItem(r, c.loadOwn, errTermNotFound); err != nil {
 		return err
-	}
-	if t == nil {
-		return errTermNotFound()
 	}
 	if !r.User.HasCap(cap) {
 		return rest.AuthError(r, code, msg)
@@ -324,18 +320,7 @@ func (c *termsController) postTerms(r *rest.Request, id int64) ([]*store.Term, e
 }
 
 func (c *termsController) get(r *rest.Request) (*rest.Response, error) {
-	t, err := c.loadOwn(r)
-	if err != nil {
-		return nil, err
-	}
-	if t == nil {
-		return nil, errTermNotFound()
-	}
-	res, err := c.prepareOne(r, t, requestContext(r))
-	if err != nil {
-		return nil, err
-	}
-	return rest.NewResponse(200, res), nil
+	return getItem(r, c.loadOwn, errTermNotFound, c.prepareOne, nil)
 }
 
 // input is prepare-for-database: the request's fields as a domain input.
@@ -364,12 +349,9 @@ func (c *termsController) create(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *termsController) update(r *rest.Request) (*rest.Response, error) {
-	old, err := c.loadOwn(r)
+	old, err := loadItem(r, c.loadOwn, errTermNotFound)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, errTermNotFound()
 	}
 	t, err := c.site.UpdateTerm(r.Context(), c.tax, old, c.input(r), r)
 	if err != nil {
@@ -384,12 +366,9 @@ func (c *termsController) update(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *termsController) delete(r *rest.Request) (*rest.Response, error) {
-	t, err := c.loadOwn(r)
+	t, err := loadItem(r, c.loadOwn, errTermNotFound)
 	if err != nil {
 		return nil, err
-	}
-	if t == nil {
-		return nil, errTermNotFound()
 	}
 	if !r.Bool("force") {
 		return nil, rest.NewError("rest_trash_not_supported", 501, "Resource does not support trashing.")

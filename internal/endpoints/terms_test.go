@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	hookev "github.com/folio-server/folio/internal/events"
-
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
+	hookev "github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 const (
@@ -34,12 +34,12 @@ func termStatus(login string) int {
 
 // mkTerm creates a term through the API as the editor and returns its id.
 func (e *env) mkTerm(path string, body map[string]any) int64 {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("POST", path, "editor", body)
 	if r.Status != 201 {
-		e.t.Fatalf("create term at %s: %d %s", path, r.Status, r.Body)
+		e.T.Fatalf("create term at %s: %d %s", path, r.Status, r.Body)
 	}
-	return int64(r.obj()["id"].(float64))
+	return int64(r.Object()["id"].(float64))
 }
 
 func idList(v any) []int64 {
@@ -56,15 +56,15 @@ func TestTermsRoleMatrix(t *testing.T) {
 		canManage := login == "administrator" || login == "editor"
 		r := e.do("POST", cats, login, map[string]any{"name": "Cat " + login})
 		if canManage {
-			r.wantStatus(201)
+			r.WantStatus(201)
 		} else {
-			r.wantError(termStatus(login), "rest_cannot_create")
+			r.WantError(termStatus(login), "rest_cannot_create")
 		}
 		r = e.do("POST", tagsPath, login, map[string]any{"name": "Tag " + login})
 		if canManage {
-			r.wantStatus(201)
+			r.WantStatus(201)
 		} else {
-			r.wantError(termStatus(login), "rest_cannot_create")
+			r.WantError(termStatus(login), "rest_cannot_create")
 		}
 	}
 	id := e.mkTerm(cats, map[string]any{"name": "Target"})
@@ -73,43 +73,43 @@ func TestTermsRoleMatrix(t *testing.T) {
 		canManage := login == "administrator" || login == "editor"
 		r := e.do("POST", item, login, map[string]any{"description": "by " + login})
 		if canManage {
-			r.wantStatus(200)
+			r.WantStatus(200)
 		} else {
-			r.wantError(termStatus(login), "rest_cannot_update")
+			r.WantError(termStatus(login), "rest_cannot_update")
 		}
 		// Everyone may read, edit context needs edit_terms.
-		e.do("GET", item, login).wantStatus(200)
+		e.do("GET", item, login).WantStatus(200)
 		r = e.do("GET", item+"?context=edit", login)
 		if canManage {
-			r.wantStatus(200)
+			r.WantStatus(200)
 		} else {
-			r.wantError(termStatus(login), "rest_forbidden_context")
+			r.WantError(termStatus(login), "rest_forbidden_context")
 		}
 		r = e.do("GET", cats+"?context=edit", login)
 		if canManage {
-			r.wantStatus(200)
+			r.WantStatus(200)
 		} else {
-			r.wantError(termStatus(login), "rest_forbidden_context")
+			r.WantError(termStatus(login), "rest_forbidden_context")
 		}
 		if !canManage {
-			e.do("DELETE", item+"?force=true", login).wantError(termStatus(login), "rest_cannot_delete")
+			e.do("DELETE", item+"?force=true", login).WantError(termStatus(login), "rest_cannot_delete")
 		}
 	}
 	// Existence is checked before permission on update and delete.
-	e.do("POST", cats+"/9999", "subscriber", map[string]any{"name": "x"}).wantError(404, "rest_term_invalid")
-	e.do("DELETE", cats+"/9999?force=true", "").wantError(404, "rest_term_invalid")
-	e.do("GET", cats+"/9999", "").wantError(404, "rest_term_invalid")
+	e.do("POST", cats+"/9999", "subscriber", map[string]any{"name": "x"}).WantError(404, "rest_term_invalid")
+	e.do("DELETE", cats+"/9999?force=true", "").WantError(404, "rest_term_invalid")
+	e.do("GET", cats+"/9999", "").WantError(404, "rest_term_invalid")
 	// A category id on the tags route is not found.
-	e.do("GET", fmt.Sprintf("%s/%d", tagsPath, id), "").wantError(404, "rest_term_invalid")
-	e.do("DELETE", item+"?force=true", "administrator").wantStatus(200)
+	e.do("GET", fmt.Sprintf("%s/%d", tagsPath, id), "").WantError(404, "rest_term_invalid")
+	e.do("DELETE", item+"?force=true", "administrator").WantStatus(200)
 }
 
 func TestTermRecordAndSchema(t *testing.T) {
 	e := newEnv(t)
 	parent := e.mkTerm(cats, map[string]any{"name": "Parent"})
 	r := e.do("POST", cats, "editor", map[string]any{"name": "  Child <b>cat</b> ", "description": "<script>x</script><em>d</em>", "parent": parent})
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	id := int64(m["id"].(float64))
 	if loc := r.Header.Get("Location"); !strings.HasSuffix(loc, fmt.Sprintf("/api/svc/v2/categories/%d", id)) {
 		t.Errorf("Location %q", loc)
@@ -133,7 +133,7 @@ func TestTermRecordAndSchema(t *testing.T) {
 		t.Errorf("post_type link %s", pt)
 	}
 	fields := func(path, ctx string) []string {
-		got := keys(e.do("GET", path+"?context="+ctx, "editor").obj())
+		got := keys(e.do("GET", path+"?context="+ctx, "editor").Object())
 		sort.Strings(got)
 		return got
 	}
@@ -153,7 +153,7 @@ func TestTermRecordAndSchema(t *testing.T) {
 		t.Errorf("tag has parent: %v", got)
 	}
 	for path, title := range map[string]string{cats: "category", tagsPath: "tag"} {
-		o := e.do("OPTIONS", path, "").obj()
+		o := e.do("OPTIONS", path, "").Object()
 		sch := o["schema"].(map[string]any)
 		props := sch["properties"].(map[string]any)
 		n := 8
@@ -168,18 +168,18 @@ func TestTermRecordAndSchema(t *testing.T) {
 		}
 	}
 	// name is required on create.
-	e.do("POST", cats, "editor", map[string]any{"description": "x"}).wantError(400, "rest_missing_callback_param")
+	e.do("POST", cats, "editor", map[string]any{"description": "x"}).WantError(400, "rest_missing_callback_param")
 }
 
 func TestTermCreateRules(t *testing.T) {
 	e := newEnv(t)
 	tag := e.mkTerm(tagsPath, map[string]any{"name": "Go"})
-	e.do("POST", tagsPath, "editor", map[string]any{"name": "Child", "parent": tag}).wantError(400, "rest_taxonomy_not_hierarchical")
-	e.do("POST", cats, "editor", map[string]any{"name": "Orphan", "parent": 9999}).wantError(400, "rest_term_invalid")
-	e.do("POST", cats, "editor", map[string]any{"name": "Orphan", "parent": tag}).wantError(400, "rest_term_invalid")
+	e.do("POST", tagsPath, "editor", map[string]any{"name": "Child", "parent": tag}).WantError(400, "rest_taxonomy_not_hierarchical")
+	e.do("POST", cats, "editor", map[string]any{"name": "Orphan", "parent": 9999}).WantError(400, "rest_term_invalid")
+	e.do("POST", cats, "editor", map[string]any{"name": "Orphan", "parent": tag}).WantError(400, "rest_term_invalid")
 
 	// decisions #5: 400 term_exists with the existing term's id.
-	m := e.do("POST", tagsPath, "editor", map[string]any{"name": "go"}).wantError(400, "term_exists")
+	m := e.do("POST", tagsPath, "editor", map[string]any{"name": "go"}).WantError(400, "term_exists")
 	if d := m["data"].(map[string]any); d["term_id"] != float64(tag) {
 		t.Errorf("term_exists data %v", d)
 	}
@@ -193,18 +193,18 @@ func TestTermCreateRules(t *testing.T) {
 	b := e.mkTerm(cats, map[string]any{"name": "B"})
 	x1 := e.mkTerm(cats, map[string]any{"name": "X", "parent": a})
 	x2 := e.mkTerm(cats, map[string]any{"name": "X", "parent": b})
-	m = e.do("POST", cats, "editor", map[string]any{"name": "x", "parent": a}).wantError(400, "term_exists")
+	m = e.do("POST", cats, "editor", map[string]any{"name": "x", "parent": a}).WantError(400, "term_exists")
 	if m["data"].(map[string]any)["term_id"] != float64(x1) {
 		t.Errorf("term_exists data %v", m["data"])
 	}
 	// The second X got a unique slug.
-	got := e.do("GET", fmt.Sprintf("%s/%d", cats, x2), "").obj()
+	got := e.do("GET", fmt.Sprintf("%s/%d", cats, x2), "").Object()
 	if got["slug"] != "x-2" {
 		t.Errorf("second slug %v", got["slug"])
 	}
-	e.do("POST", cats, "editor", map[string]any{"name": "   "}).wantError(400, "empty_term_name")
+	e.do("POST", cats, "editor", map[string]any{"name": "   "}).WantError(400, "empty_term_name")
 	// parent 0 is the top level.
-	e.do("POST", cats, "editor", map[string]any{"name": "Top", "parent": 0}).wantStatus(201)
+	e.do("POST", cats, "editor", map[string]any{"name": "Top", "parent": 0}).WantStatus(201)
 }
 
 func TestTermUpdateRules(t *testing.T) {
@@ -214,26 +214,26 @@ func TestTermUpdateRules(t *testing.T) {
 	item := fmt.Sprintf("%s/%d", cats, a)
 	before, _ := e.db.Version(context.Background())
 	r := e.do("POST", item, "editor", map[string]any{})
-	r.wantStatus(200)
-	if r.obj()["name"] != "A" {
-		t.Errorf("unchanged term %v", r.obj())
+	r.WantStatus(200)
+	if r.Object()["name"] != "A" {
+		t.Errorf("unchanged term %v", r.Object())
 	}
-	e.do("PUT", item, "editor", map[string]any{"name": "A", "slug": "a"}).wantStatus(200)
+	e.do("PUT", item, "editor", map[string]any{"name": "A", "slug": "a"}).WantStatus(200)
 	if after, _ := e.db.Version(context.Background()); after != before {
 		t.Errorf("an update with nothing to change wrote (%d → %d)", before, after)
 	}
-	m := e.do("PATCH", item, "editor", map[string]any{"name": "Alpha", "description": "d"}).obj()
+	m := e.do("PATCH", item, "editor", map[string]any{"name": "Alpha", "description": "d"}).Object()
 	if m["name"] != "Alpha" || m["slug"] != "a" || m["description"] != "d" {
 		t.Errorf("updated %v", m)
 	}
-	e.do("POST", item, "editor", map[string]any{"slug": "b"}).wantError(400, "duplicate_term_slug")
-	e.do("POST", item, "editor", map[string]any{"parent": b}).wantError(400, "rest_term_invalid")
-	e.do("POST", item, "editor", map[string]any{"parent": a}).wantError(400, "rest_term_invalid")
-	e.do("POST", item, "editor", map[string]any{"parent": 9999}).wantError(400, "rest_term_invalid")
-	e.do("POST", item, "editor", map[string]any{"name": ""}).wantError(400, "empty_term_name")
+	e.do("POST", item, "editor", map[string]any{"slug": "b"}).WantError(400, "duplicate_term_slug")
+	e.do("POST", item, "editor", map[string]any{"parent": b}).WantError(400, "rest_term_invalid")
+	e.do("POST", item, "editor", map[string]any{"parent": a}).WantError(400, "rest_term_invalid")
+	e.do("POST", item, "editor", map[string]any{"parent": 9999}).WantError(400, "rest_term_invalid")
+	e.do("POST", item, "editor", map[string]any{"name": ""}).WantError(400, "empty_term_name")
 	tag := e.mkTerm(tagsPath, map[string]any{"name": "T"})
-	e.do("POST", fmt.Sprintf("%s/%d", tagsPath, tag), "editor", map[string]any{"parent": 0}).wantError(400, "rest_taxonomy_not_hierarchical")
-	m = e.do("POST", fmt.Sprintf("%s/%d", cats, b), "editor", map[string]any{"parent": 0}).obj()
+	e.do("POST", fmt.Sprintf("%s/%d", tagsPath, tag), "editor", map[string]any{"parent": 0}).WantError(400, "rest_taxonomy_not_hierarchical")
+	m = e.do("POST", fmt.Sprintf("%s/%d", cats, b), "editor", map[string]any{"parent": 0}).Object()
 	if m["parent"] != float64(0) {
 		t.Errorf("parent %v", m["parent"])
 	}
@@ -247,26 +247,26 @@ func TestTermDelete(t *testing.T) {
 	only := e.createPost("editor", "post", map[string]any{"categories": []int64{b}})
 	both := e.createPost("editor", "post", map[string]any{"categories": []int64{a, b}})
 	item := fmt.Sprintf("%s/%d", cats, b)
-	e.do("DELETE", item, "editor").wantError(501, "rest_trash_not_supported")
-	e.do("DELETE", item+"?force=false", "editor").wantError(501, "rest_trash_not_supported")
+	e.do("DELETE", item, "editor").WantError(501, "rest_trash_not_supported")
+	e.do("DELETE", item+"?force=false", "editor").WantError(501, "rest_trash_not_supported")
 	r := e.do("DELETE", item+"?force=true", "editor")
-	r.wantStatus(200)
-	if m := r.obj(); m["id"] != float64(b) || m["name"] != "B" || m["count"] != float64(2) {
+	r.WantStatus(200)
+	if m := r.Object(); m["id"] != float64(b) || m["name"] != "B" || m["count"] != float64(2) {
 		t.Errorf("delete body %v", m)
 	}
-	e.do("GET", item, "").wantError(404, "rest_term_invalid")
-	if m := e.do("GET", fmt.Sprintf("%s/%d", cats, c), "").obj(); m["parent"] != float64(a) {
+	e.do("GET", item, "").WantError(404, "rest_term_invalid")
+	if m := e.do("GET", fmt.Sprintf("%s/%d", cats, c), "").Object(); m["parent"] != float64(a) {
 		t.Errorf("child not moved to the deleted term's parent: %v", m["parent"])
 	}
-	if got := idList(e.do("GET", fmt.Sprintf("%s/%d", posts, only.ID), "").obj()["categories"]); !reflect.DeepEqual(got, []int64{content.DefaultCategoryID}) {
+	if got := idList(e.do("GET", fmt.Sprintf("%s/%d", posts, only.ID), "").Object()["categories"]); !reflect.DeepEqual(got, []int64{content.DefaultCategoryID}) {
 		t.Errorf("post left without categories has %v", got)
 	}
-	if got := idList(e.do("GET", fmt.Sprintf("%s/%d", posts, both.ID), "").obj()["categories"]); !reflect.DeepEqual(got, []int64{a}) {
+	if got := idList(e.do("GET", fmt.Sprintf("%s/%d", posts, both.ID), "").Object()["categories"]); !reflect.DeepEqual(got, []int64{a}) {
 		t.Errorf("post with another category has %v", got)
 	}
 	// The default category cannot be deleted.
-	e.do("DELETE", cats+"/1?force=true", "administrator").wantError(500, "rest_cannot_delete")
-	e.do("GET", cats+"/1", "").wantStatus(200)
+	e.do("DELETE", cats+"/1?force=true", "administrator").WantError(500, "rest_cannot_delete")
+	e.do("GET", cats+"/1", "").WantStatus(200)
 }
 
 func TestTermCollection(t *testing.T) {
@@ -279,8 +279,8 @@ func TestTermCollection(t *testing.T) {
 	list := func(q string) []int64 {
 		t.Helper()
 		r := e.do("GET", cats+q, "")
-		r.wantStatus(200)
-		return ids(r.arr())
+		r.WantStatus(200)
+		return ids(r.Array())
 	}
 	cases := map[string][]int64{
 		"":                          {local, news, sport, 1},
@@ -311,23 +311,23 @@ func TestTermCollection(t *testing.T) {
 	}
 	// Past the end: no items, right totals; a falsy total is 0.
 	r = e.do("GET", cats+"?per_page=2&page=5", "")
-	if len(r.arr()) != 0 || r.Header.Get("X-API-Total") != "4" {
+	if len(r.Array()) != 0 || r.Header.Get("X-API-Total") != "4" {
 		t.Errorf("past the end: %s %v", r.Body, r.Header)
 	}
 	r = e.do("GET", cats+"?offset=10", "")
-	if len(r.arr()) != 0 {
+	if len(r.Array()) != 0 {
 		t.Errorf("offset past the end: %s", r.Body)
 	}
 	r = e.do("GET", tagsPath+"?search=nothing", "")
-	if len(r.arr()) != 0 || r.Header.Get("X-API-Total") != "0" || r.Header.Get("X-API-TotalPages") != "0" {
+	if len(r.Array()) != 0 || r.Header.Get("X-API-Total") != "0" || r.Header.Get("X-API-TotalPages") != "0" {
 		t.Errorf("empty: %s %v", r.Body, r.Header)
 	}
-	e.do("GET", cats+"?orderby=term_id", "").wantError(400, "rest_invalid_param")
-	e.do("GET", cats+"?order=up", "").wantError(400, "rest_invalid_param")
-	e.do("GET", cats+"?per_page=101", "").wantError(400, "rest_invalid_param")
-	e.do("GET", cats+"?context=nope", "").wantError(400, "rest_invalid_param")
+	e.do("GET", cats+"?orderby=term_id", "").WantError(400, "rest_invalid_param")
+	e.do("GET", cats+"?order=up", "").WantError(400, "rest_invalid_param")
+	e.do("GET", cats+"?per_page=101", "").WantError(400, "rest_invalid_param")
+	e.do("GET", cats+"?context=nope", "").WantError(400, "rest_invalid_param")
 	// Flat taxonomies declare offset, hierarchical ones parent.
-	idx := e.do("GET", "/api/svc/v2", "").obj()["routes"].(map[string]any)
+	idx := e.do("GET", "/api/svc/v2", "").Object()["routes"].(map[string]any)
 	catArgs := idx["/svc/v2/categories"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)["args"].(map[string]any)
 	tagArgs := idx["/svc/v2/tags"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)["args"].(map[string]any)
 	if catArgs["parent"] == nil || catArgs["offset"] != nil || tagArgs["offset"] == nil || tagArgs["parent"] != nil {
@@ -348,28 +348,28 @@ func TestTermsOfPost(t *testing.T) {
 	pub := e.createPost("editor", "post", map[string]any{"tags": []int64{c, a, b}})
 	priv := e.createPost("editor", "post", map[string]any{"tags": []int64{a}, "status": "private"})
 	q := fmt.Sprintf("%s?post=%d", tagsPath, pub.ID)
-	if got := ids(e.do("GET", q, "").arr()); !reflect.DeepEqual(got, []int64{a, b, c}) {
+	if got := ids(e.do("GET", q, "").Array()); !reflect.DeepEqual(got, []int64{a, b, c}) {
 		t.Errorf("post's tags %v", got)
 	}
-	if got := ids(e.do("GET", q+"&order=desc&per_page=2", "").arr()); !reflect.DeepEqual(got, []int64{c, b}) {
+	if got := ids(e.do("GET", q+"&order=desc&per_page=2", "").Array()); !reflect.DeepEqual(got, []int64{c, b}) {
 		t.Errorf("desc page %v", got)
 	}
 	// include, exclude and search are ignored in this mode.
-	if got := ids(e.do("GET", q+fmt.Sprintf("&exclude=%d&search=zzz", a), "").arr()); len(got) != 3 {
+	if got := ids(e.do("GET", q+fmt.Sprintf("&exclude=%d&search=zzz", a), "").Array()); len(got) != 3 {
 		t.Errorf("post mode filtered: %v", got)
 	}
 	r := e.do("GET", q+"&per_page=1&page=3", "")
-	if got := ids(r.arr()); !reflect.DeepEqual(got, []int64{c}) || r.Header.Get("X-API-Total") != "3" {
+	if got := ids(r.Array()); !reflect.DeepEqual(got, []int64{c}) || r.Header.Get("X-API-Total") != "3" {
 		t.Errorf("paged: %v %v", got, r.Header)
 	}
-	if got := e.do("GET", tagsPath+"?post=99999", "").arr(); len(got) != 0 {
+	if got := e.do("GET", tagsPath+"?post=99999", "").Array(); len(got) != 0 {
 		t.Errorf("unknown post: %v", got)
 	}
 	// The post's visibility applies.
 	pq := fmt.Sprintf("%s?post=%d", tagsPath, priv.ID)
-	e.do("GET", pq, "").wantError(401, "rest_forbidden_context")
-	e.do("GET", pq, "subscriber").wantError(403, "rest_forbidden_context")
-	if got := ids(e.do("GET", pq, "editor").arr()); !reflect.DeepEqual(got, []int64{a}) {
+	e.do("GET", pq, "").WantError(401, "rest_forbidden_context")
+	e.do("GET", pq, "subscriber").WantError(403, "rest_forbidden_context")
+	if got := ids(e.do("GET", pq, "editor").Array()); !reflect.DeepEqual(got, []int64{a}) {
 		t.Errorf("editor sees %v", got)
 	}
 }
@@ -381,14 +381,14 @@ func TestPostTermArrays(t *testing.T) {
 	tag2 := e.mkTerm(tagsPath, map[string]any{"name": "t2"})
 
 	// No categories sent: the default category.
-	m := e.do("POST", posts, "author", map[string]any{"title": "Plain", "status": "publish"}).obj()
+	m := e.do("POST", posts, "author", map[string]any{"title": "Plain", "status": "publish"}).Object()
 	if got := idList(m["categories"]); !reflect.DeepEqual(got, []int64{1}) || len(idList(m["tags"])) != 0 {
 		t.Errorf("default: categories %v tags %v", m["categories"], m["tags"])
 	}
 	// Ids are cast to non-negative integers; a form list works too.
 	r := e.do("POST", posts, "author", fmt.Sprintf("title=Form&categories=%d&tags=-%d,%d", news, tag, tag2))
-	r.wantStatus(201)
-	m = r.obj()
+	r.WantStatus(201)
+	m = r.Object()
 	if got := idList(m["categories"]); !reflect.DeepEqual(got, []int64{news}) {
 		t.Errorf("categories %v", got)
 	}
@@ -400,8 +400,8 @@ func TestPostTermArrays(t *testing.T) {
 	// Unknown ids, and ids of another taxonomy, are skipped silently
 	// (reference "Terms on write"), on create and on update.
 	skipped := e.do("POST", posts, "author", map[string]any{"title": "Skipped", "categories": []int64{news, 99999999}, "tags": []int64{news}})
-	skipped.wantStatus(201)
-	sm := skipped.obj()
+	skipped.WantStatus(201)
+	sm := skipped.Object()
 	if got := idList(sm["categories"]); !reflect.DeepEqual(got, []int64{news}) {
 		t.Errorf("unknown category kept: %v", got)
 	}
@@ -409,37 +409,37 @@ func TestPostTermArrays(t *testing.T) {
 		t.Errorf("a category id kept as a tag: %v", got)
 	}
 	only := e.do("POST", posts, "author", map[string]any{"title": "Only unknown", "categories": []int64{99999999}})
-	only.wantStatus(201)
-	if got := idList(only.obj()["categories"]); len(got) != 0 {
+	only.WantStatus(201)
+	if got := idList(only.Object()["categories"]); len(got) != 0 {
 		t.Errorf("categories [99999999] gave %v, want []", got)
 	}
 	upd := e.do("POST", fmt.Sprintf("%s/%d", posts, int64(sm["id"].(float64))), "author", map[string]any{"tags": []int64{tag, 424242}})
-	upd.wantStatus(200)
-	if got := idList(upd.obj()["tags"]); !reflect.DeepEqual(got, []int64{tag}) {
+	upd.WantStatus(200)
+	if got := idList(upd.Object()["tags"]); !reflect.DeepEqual(got, []int64{tag}) {
 		t.Errorf("update kept an unknown tag: %v", got)
 	}
 	// A non-numeric id is no term: skipped like an unknown one.
-	if r := e.do("POST", item, "author", map[string]any{"tags": []any{"abc"}}); r.Status != 200 || len(idList(r.obj()["tags"])) != 0 {
+	if r := e.do("POST", item, "author", map[string]any{"tags": []any{"abc"}}); r.Status != 200 || len(idList(r.Object()["tags"])) != 0 {
 		t.Errorf("tags [abc]: %d %s", r.Status, r.Body)
 	}
 	// Update replaces the terms of the taxonomies sent only.
-	m = e.do("POST", item, "author", map[string]any{"tags": []int64{tag2}}).obj()
+	m = e.do("POST", item, "author", map[string]any{"tags": []int64{tag2}}).Object()
 	if !reflect.DeepEqual(idList(m["tags"]), []int64{tag2}) || !reflect.DeepEqual(idList(m["categories"]), []int64{news}) {
 		t.Errorf("after update %v %v", m["tags"], m["categories"])
 	}
-	m = e.do("POST", item, "author", map[string]any{"categories": []int64{}}).obj()
+	m = e.do("POST", item, "author", map[string]any{"categories": []int64{}}).Object()
 	if len(idList(m["categories"])) != 0 {
 		t.Errorf("[] left %v", m["categories"])
 	}
 	// An explicit empty list on create means none.
-	m = e.do("POST", posts, "author", map[string]any{"title": "None", "categories": []int64{}}).obj()
+	m = e.do("POST", posts, "author", map[string]any{"title": "None", "categories": []int64{}}).Object()
 	if len(idList(m["categories"])) != 0 {
 		t.Errorf("explicit [] on create gave %v", m["categories"])
 	}
 
 	// Links: one {rel_base}term per taxonomy with its taxonomy attribute,
 	// embeddable.
-	got := e.do("GET", item+"?_embed", "author").obj()
+	got := e.do("GET", item+"?_embed", "author").Object()
 	links := got["_links"].(map[string]any)["wp:term"].([]any)
 	if len(links) != 2 {
 		t.Fatalf("term links %v", links)
@@ -458,7 +458,7 @@ func TestPostTermArrays(t *testing.T) {
 		t.Errorf("embedded tag %v", et)
 	}
 	// Pages take no terms.
-	pg := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", e.createPost("editor", "page", nil).ID), "").obj()
+	pg := e.do("GET", fmt.Sprintf("/api/svc/v2/pages/%d", e.createPost("editor", "page", nil).ID), "").Object()
 	if _, ok := pg["categories"]; ok {
 		t.Errorf("page has categories")
 	}
@@ -476,8 +476,8 @@ func TestPostCollectionTermFilters(t *testing.T) {
 	list := func(q string) []int64 {
 		t.Helper()
 		r := e.do("GET", posts+q+"&orderby=id&order=asc", "")
-		r.wantStatus(200)
-		got := ids(r.arr())
+		r.WantStatus(200)
+		got := ids(r.Array())
 		if r.Header.Get("X-API-Total") != fmt.Sprint(len(got)) {
 			t.Errorf("%s: total %s for %d items", q, r.Header.Get("X-API-Total"), len(got))
 		}
@@ -509,7 +509,7 @@ func TestPostCollectionTermFilters(t *testing.T) {
 // termCounts returns the count field of every term of a taxonomy route.
 func (e *env) termCounts(path string) map[int64]int64 {
 	out := map[int64]int64{}
-	for _, it := range e.do("GET", path+"?per_page=100", "").arr() {
+	for _, it := range e.do("GET", path+"?per_page=100", "").Array() {
 		m := it.(map[string]any)
 		out[int64(m["id"].(float64))] = int64(m["count"].(float64))
 	}
@@ -528,14 +528,14 @@ func TestTermCountsFollowPostLifecycle(t *testing.T) {
 		want int64
 	}{
 		{"draft", func() {}, 0},
-		{"publish", func() { e.do("POST", item, "editor", map[string]any{"status": "publish"}).wantStatus(200) }, 1},
-		{"private", func() { e.do("POST", item, "editor", map[string]any{"status": "private"}).wantStatus(200) }, 0},
-		{"republish", func() { e.do("POST", item, "editor", map[string]any{"status": "publish"}).wantStatus(200) }, 1},
-		{"trash", func() { e.do("DELETE", item, "editor").wantStatus(200) }, 0},
-		{"untrash", func() { e.do("POST", item, "editor", map[string]any{"status": "publish"}).wantStatus(200) }, 1},
-		{"tag removed", func() { e.do("POST", item, "editor", map[string]any{"tags": []int64{}}).wantStatus(200) }, 0},
-		{"tag added", func() { e.do("POST", item, "editor", map[string]any{"tags": []int64{tag}}).wantStatus(200) }, 1},
-		{"delete", func() { e.do("DELETE", item+"?force=true", "editor").wantStatus(200) }, 0},
+		{"publish", func() { e.do("POST", item, "editor", map[string]any{"status": "publish"}).WantStatus(200) }, 1},
+		{"private", func() { e.do("POST", item, "editor", map[string]any{"status": "private"}).WantStatus(200) }, 0},
+		{"republish", func() { e.do("POST", item, "editor", map[string]any{"status": "publish"}).WantStatus(200) }, 1},
+		{"trash", func() { e.do("DELETE", item, "editor").WantStatus(200) }, 0},
+		{"untrash", func() { e.do("POST", item, "editor", map[string]any{"status": "publish"}).WantStatus(200) }, 1},
+		{"tag removed", func() { e.do("POST", item, "editor", map[string]any{"tags": []int64{}}).WantStatus(200) }, 0},
+		{"tag added", func() { e.do("POST", item, "editor", map[string]any{"tags": []int64{tag}}).WantStatus(200) }, 1},
+		{"delete", func() { e.do("DELETE", item+"?force=true", "editor").WantStatus(200) }, 0},
 	}
 	for _, s := range steps {
 		s.do()
@@ -564,7 +564,7 @@ func TestTermCountsUnderConcurrentWrites(t *testing.T) {
 					errs <- string(r.Body)
 					return
 				}
-				item := fmt.Sprintf("%s/%v", posts, r.obj()["id"])
+				item := fmt.Sprintf("%s/%v", posts, r.Object()["id"])
 				switch i % 4 {
 				case 0:
 					e.do("DELETE", item, "editor")
@@ -605,8 +605,8 @@ func TestTaxonomiesEndpoint(t *testing.T) {
 		c.Taxonomies = append(c.Taxonomies, config.Taxonomy{Name: "genre", RestBase: "genres", Hierarchical: true, ObjectTypes: []string{"book"}, Label: "Genres", SingularLabel: "Genre"})
 	})
 	r := e.do("GET", "/api/svc/v2/taxonomies", "")
-	r.wantStatus(200)
-	m := r.obj()
+	r.WantStatus(200)
+	m := r.Object()
 	if r.Header.Get("X-API-Total") != "" {
 		t.Errorf("taxonomies are paged")
 	}
@@ -623,14 +623,14 @@ func TestTaxonomiesEndpoint(t *testing.T) {
 	if l := cat["_links"].(map[string]any); l["wp:items"] == nil || l["collection"] == nil || l["self"] != nil {
 		t.Errorf("links %v", l)
 	}
-	byType := e.do("GET", "/api/svc/v2/taxonomies?type=book", "").obj()
+	byType := e.do("GET", "/api/svc/v2/taxonomies?type=book", "").Object()
 	if !reflect.DeepEqual(keys(byType), []string{"genre"}) {
 		t.Errorf("type=book: %v", keys(byType))
 	}
 	if body := string(e.do("GET", "/api/svc/v2/taxonomies?type=nope", "").Body); body != "[]" {
 		t.Errorf("unknown type: %s", body)
 	}
-	edit := e.do("GET", "/api/svc/v2/taxonomies/category?context=edit", "editor").obj()
+	edit := e.do("GET", "/api/svc/v2/taxonomies/category?context=edit", "editor").Object()
 	caps := edit["capabilities"].(map[string]any)
 	if caps["manage_terms"] != "manage_categories" || caps["assign_terms"] != "edit_posts" || edit["show_cloud"] != true {
 		t.Errorf("edit record %v", edit)
@@ -639,7 +639,7 @@ func TestTaxonomiesEndpoint(t *testing.T) {
 	if labels["parent_item"] != "Parent Category" || labels["popular_items"] != nil || labels["singular_name"] != "Category" {
 		t.Errorf("labels %v", labels)
 	}
-	tagLabels := e.do("GET", "/api/svc/v2/taxonomies/post_tag?context=edit", "administrator").obj()["labels"].(map[string]any)
+	tagLabels := e.do("GET", "/api/svc/v2/taxonomies/post_tag?context=edit", "administrator").Object()["labels"].(map[string]any)
 	if tagLabels["separate_items_with_commas"] != "Separate tags with commas" || tagLabels["parent_item"] != nil {
 		t.Errorf("tag labels %v", tagLabels)
 	}
@@ -647,20 +647,20 @@ func TestTaxonomiesEndpoint(t *testing.T) {
 		canManage := login == "administrator" || login == "editor"
 		r := e.do("GET", "/api/svc/v2/taxonomies?context=edit", login)
 		if canManage {
-			r.wantStatus(200)
+			r.WantStatus(200)
 		} else {
-			r.wantError(termStatus(login), "rest_cannot_view")
+			r.WantError(termStatus(login), "rest_cannot_view")
 		}
 		r = e.do("GET", "/api/svc/v2/taxonomies/post_tag?context=edit", login)
 		if canManage {
-			r.wantStatus(200)
+			r.WantStatus(200)
 		} else {
-			r.wantError(termStatus(login), "rest_forbidden_context")
+			r.WantError(termStatus(login), "rest_forbidden_context")
 		}
-		e.do("GET", "/api/svc/v2/taxonomies/post_tag", login).wantStatus(200)
+		e.do("GET", "/api/svc/v2/taxonomies/post_tag", login).WantStatus(200)
 	}
-	e.do("GET", "/api/svc/v2/taxonomies/nope", "").wantError(404, "rest_taxonomy_invalid")
-	o := e.do("OPTIONS", "/api/svc/v2/taxonomies", "").obj()["schema"].(map[string]any)
+	e.do("GET", "/api/svc/v2/taxonomies/nope", "").WantError(404, "rest_taxonomy_invalid")
+	o := e.do("OPTIONS", "/api/svc/v2/taxonomies", "").Object()["schema"].(map[string]any)
 	props := o["properties"].(map[string]any)
 	if o["title"] != "taxonomy" || len(props) != 8 {
 		t.Errorf("schema %v", o)
@@ -672,7 +672,7 @@ func TestTaxonomiesEndpoint(t *testing.T) {
 	}
 	// Route order: taxonomies after statuses, then categories, tags and
 	// the custom taxonomies.
-	routes := e.do("GET", "/api/svc/v2", "").obj()["routes"].(map[string]any)
+	routes := e.do("GET", "/api/svc/v2", "").Object()["routes"].(map[string]any)
 	_ = routes
 	body := string(e.do("GET", "/api/svc/v2", "").Body)
 	order := []string{`"/svc/v2/statuses/`, `"/svc/v2/taxonomies"`, `"/svc/v2/taxonomies/`, `"/svc/v2/categories"`, `"/svc/v2/categories/`, `"/svc/v2/tags"`, `"/svc/v2/tags/`, `"/svc/v2/genres"`}
@@ -697,22 +697,22 @@ func TestCustomTaxonomiesFromConfig(t *testing.T) {
 	fiction := e.mkTerm("/api/svc/v2/genres", map[string]any{"name": "Fiction"})
 	scifi := e.mkTerm("/api/svc/v2/genres", map[string]any{"name": "Sci-Fi", "parent": fiction})
 	happy := e.mkTerm("/api/svc/v2/mood", map[string]any{"name": "Happy"})
-	e.do("POST", "/api/svc/v2/mood", "editor", map[string]any{"name": "Sad", "parent": happy}).wantError(400, "rest_taxonomy_not_hierarchical")
-	g := e.do("GET", fmt.Sprintf("/api/svc/v2/genres/%d", scifi), "").obj()
+	e.do("POST", "/api/svc/v2/mood", "editor", map[string]any{"name": "Sad", "parent": happy}).WantError(400, "rest_taxonomy_not_hierarchical")
+	g := e.do("GET", fmt.Sprintf("/api/svc/v2/genres/%d", scifi), "").Object()
 	if g["taxonomy"] != "genre" || g["parent"] != float64(fiction) || !strings.HasSuffix(g["link"].(string), "/genre/fiction/sci-fi/") {
 		t.Errorf("genre term %v", g)
 	}
-	if mo := e.do("GET", fmt.Sprintf("/api/svc/v2/mood/%d", happy), "").obj(); mo["parent"] != nil || mo["taxonomy"] != "mood" {
+	if mo := e.do("GET", fmt.Sprintf("/api/svc/v2/mood/%d", happy), "").Object(); mo["parent"] != nil || mo["taxonomy"] != "mood" {
 		t.Errorf("mood term %v", mo)
 	}
 	titles := map[string]string{"/api/svc/v2/genres": "genre", "/api/svc/v2/mood": "mood"}
 	for path, title := range titles {
-		if got := e.do("OPTIONS", path, "").obj()["schema"].(map[string]any)["title"]; got != title {
+		if got := e.do("OPTIONS", path, "").Object()["schema"].(map[string]any)["title"]; got != title {
 			t.Errorf("%s schema title %v", path, got)
 		}
 	}
 	book := e.createPost("author", "book", map[string]any{"genres": []int64{scifi}, "mood": []int64{happy}})
-	m := e.do("GET", fmt.Sprintf("/api/svc/v2/books/%d", book.ID), "").obj()
+	m := e.do("GET", fmt.Sprintf("/api/svc/v2/books/%d", book.ID), "").Object()
 	if !reflect.DeepEqual(idList(m["genres"]), []int64{scifi}) || !reflect.DeepEqual(idList(m["mood"]), []int64{happy}) {
 		t.Errorf("book terms %v %v", m["genres"], m["mood"])
 	}
@@ -720,17 +720,17 @@ func TestCustomTaxonomiesFromConfig(t *testing.T) {
 		t.Errorf("book has categories")
 	}
 	// A book gets no default category.
-	if got := e.do("GET", fmt.Sprintf("/api/svc/v2/categories?post=%d", book.ID), "").arr(); len(got) != 0 {
+	if got := e.do("GET", fmt.Sprintf("/api/svc/v2/categories?post=%d", book.ID), "").Array(); len(got) != 0 {
 		t.Errorf("book categories %v", got)
 	}
-	post := e.do("GET", fmt.Sprintf("%s/%d", posts, e.createPost("author", "post", map[string]any{"mood": []int64{happy}}).ID), "").obj()
+	post := e.do("GET", fmt.Sprintf("%s/%d", posts, e.createPost("author", "post", map[string]any{"mood": []int64{happy}}).ID), "").Object()
 	if !reflect.DeepEqual(idList(post["mood"]), []int64{happy}) {
 		t.Errorf("post mood %v", post["mood"])
 	}
-	if got := ids(e.do("GET", fmt.Sprintf("/api/svc/v2/books?genres=%d", scifi), "").arr()); !reflect.DeepEqual(got, []int64{book.ID}) {
+	if got := ids(e.do("GET", fmt.Sprintf("/api/svc/v2/books?genres=%d", scifi), "").Array()); !reflect.DeepEqual(got, []int64{book.ID}) {
 		t.Errorf("books?genres %v", got)
 	}
-	if got := ids(e.do("GET", fmt.Sprintf("/api/svc/v2/books?genres=%d", fiction), "").arr()); len(got) != 0 {
+	if got := ids(e.do("GET", fmt.Sprintf("/api/svc/v2/books?genres=%d", fiction), "").Array()); len(got) != 0 {
 		t.Errorf("children included: %v", got)
 	}
 	if n := e.termCounts("/api/svc/v2/mood")[happy]; n != 2 {
@@ -738,12 +738,12 @@ func TestCustomTaxonomiesFromConfig(t *testing.T) {
 	}
 	// A mood id in genres is skipped: it is not a genre.
 	mixed := e.do("POST", "/api/svc/v2/books", "author", map[string]any{"title": "Mixed", "genres": []int64{happy, scifi}})
-	mixed.wantStatus(201)
-	if got := idList(mixed.obj()["genres"]); !reflect.DeepEqual(got, []int64{scifi}) {
+	mixed.WantStatus(201)
+	if got := idList(mixed.Object()["genres"]); !reflect.DeepEqual(got, []int64{scifi}) {
 		t.Errorf("genres %v, want only the genre", got)
 	}
 	// The up link of a child genre embeds its parent.
-	emb := e.do("GET", fmt.Sprintf("/api/svc/v2/genres/%d?_embed", scifi), "").obj()["_embedded"].(map[string]any)
+	emb := e.do("GET", fmt.Sprintf("/api/svc/v2/genres/%d?_embed", scifi), "").Object()["_embedded"].(map[string]any)
 	if up := emb["up"].([]any)[0].(map[string]any); up["id"] != float64(fiction) {
 		t.Errorf("embedded up %v", up)
 	}
@@ -767,24 +767,24 @@ func TestAssignTermsCapability(t *testing.T) {
 	if err := e.db.InsertAppPassword(ctx, &store.AppPassword{UUID: "uuid-pager", UserID: u.ID, Name: "t", Hash: hash, Created: time.Now().UTC()}); err != nil {
 		t.Fatal(err)
 	}
-	e.pass["pager"] = plain
+	e.Users["pager"] = &testkit.User{ID: u.ID, Login: "pager", Role: "subscriber", AppPassword: plain}
 	sec := e.mkTerm("/api/svc/v2/section", map[string]any{"name": "S"})
-	e.do("POST", "/api/svc/v2/pages", "pager", map[string]any{"title": "P", "section": []int64{sec}}).wantError(403, "rest_cannot_assign_term")
+	e.do("POST", "/api/svc/v2/pages", "pager", map[string]any{"title": "P", "section": []int64{sec}}).WantError(403, "rest_cannot_assign_term")
 	r := e.do("POST", "/api/svc/v2/pages", "pager", map[string]any{"title": "P"})
-	r.wantStatus(201)
-	item := fmt.Sprintf("/api/svc/v2/pages/%v", r.obj()["id"])
-	e.do("POST", item, "pager", map[string]any{"section": []int64{sec}}).wantError(403, "rest_cannot_assign_term")
-	if got := idList(e.do("POST", item, "editor", map[string]any{"section": []int64{sec}}).obj()["section"]); !reflect.DeepEqual(got, []int64{sec}) {
+	r.WantStatus(201)
+	item := fmt.Sprintf("/api/svc/v2/pages/%v", r.Object()["id"])
+	e.do("POST", item, "pager", map[string]any{"section": []int64{sec}}).WantError(403, "rest_cannot_assign_term")
+	if got := idList(e.do("POST", item, "editor", map[string]any{"section": []int64{sec}}).Object()["section"]); !reflect.DeepEqual(got, []int64{sec}) {
 		t.Errorf("editor assigned %v", got)
 	}
 	// Every role that can write posts can assign categories and tags.
 	for _, login := range []string{"administrator", "editor", "author", "contributor"} {
-		m := e.do("POST", posts, login, map[string]any{"title": "T", "tags": []int64{}, "categories": []int64{1}}).obj()
+		m := e.do("POST", posts, login, map[string]any{"title": "T", "tags": []int64{}, "categories": []int64{1}}).Object()
 		if !reflect.DeepEqual(idList(m["categories"]), []int64{1}) {
 			t.Errorf("%s: categories %v", login, m["categories"])
 		}
 	}
-	e.do("POST", posts, "subscriber", map[string]any{"title": "T", "categories": []int64{1}}).wantError(403, "rest_cannot_create")
+	e.do("POST", posts, "subscriber", map[string]any{"title": "T", "categories": []int64{1}}).WantError(403, "rest_cannot_create")
 }
 
 func TestTermHookPoints(t *testing.T) {
@@ -814,14 +814,14 @@ func TestTermHookPoints(t *testing.T) {
 		ev.Response.Set("name", strings.ToUpper(ev.Term.Name))
 		return ev.Next()
 	})
-	m := e.do("POST", tagsPath, "editor", map[string]any{"name": "hooked"}).obj()
+	m := e.do("POST", tagsPath, "editor", map[string]any{"name": "hooked"}).Object()
 	if m["description"] != "filtered" || m["name"] != "HOOKED" {
 		t.Errorf("hooks did not apply: %v", m)
 	}
 	item := fmt.Sprintf("%s/%v", tagsPath, m["id"])
-	e.do("POST", item, "editor", map[string]any{"name": "again"}).wantStatus(200)
-	e.do("DELETE", item+"?force=true", "editor").wantStatus(200)
-	e.do("POST", cats, "editor", map[string]any{"name": "c"}).wantStatus(201)
+	e.do("POST", item, "editor", map[string]any{"name": "again"}).WantStatus(200)
+	e.do("DELETE", item+"?force=true", "editor").WantStatus(200)
+	e.do("POST", cats, "editor", map[string]any{"name": "c"}).WantStatus(201)
 	want := []string{"rest_pre_insert_post_tag", "rest_insert_post_tag:true", "rest_pre_insert_post_tag", "rest_insert_post_tag:false", "rest_delete_post_tag", "rest_pre_insert_category", "rest_insert_category:true"}
 	if !reflect.DeepEqual(events, want) {
 		t.Errorf("events %v, want %v", events, want)

@@ -169,6 +169,11 @@ func (c *usersController) load(r *rest.Request, id int64) (*store.User, error) {
 	return cachedLoad[userKey](r, id, c.site.GetUser)
 }
 
+// loadOwn loads the user named by the request's id; nil when there is none.
+func (c *usersController) loadOwn(r *rest.Request) (*store.User, error) {
+	return c.load(r, r.Int("id"))
+}
+
 // prefetch batch-loads the users of many embedded requests (post authors,
 // comment authors) and whether each has published posts: two queries for
 // any number of users.
@@ -218,6 +223,11 @@ func (c *usersController) canView(r *rest.Request, id int64) (bool, error) {
 	return c.site.CanViewUser(r.Context(), u, id)
 }
 
+// errUserNotFound is the 404 of a read of a user that does not exist;
+// errUserInvalid the 400 of an update or delete.
+func errUserNotFound() error { return errUserInvalidID(404) }
+func errUserInvalid() error  { return errUserInvalidID(400) }
+
 func errUserInvalidID(status int) error {
 	return rest.NewError("rest_user_invalid_id", status, "Invalid resource id.")
 }
@@ -239,12 +249,8 @@ func (c *usersController) listPermission(r *rest.Request) error {
 
 func (c *usersController) getPermission(r *rest.Request) error {
 	id := r.Int("id")
-	u, err := c.load(r, id)
-	if err != nil {
+	if _, err := loadItem(r, c.loadOwn, errUserNotFound); err != nil {
 		return err
-	}
-	if u == nil {
-		return errUserInvalidID(404)
 	}
 	if r.User != nil && r.User.ID() == id {
 		return nil
@@ -343,12 +349,9 @@ func (c *usersController) list(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *usersController) get(r *rest.Request) (*rest.Response, error) {
-	u, err := c.load(r, r.Int("id"))
+	u, err := loadItem(r, c.loadOwn, errUserNotFound)
 	if err != nil {
 		return nil, err
-	}
-	if u == nil {
-		return nil, errUserInvalidID(404)
 	}
 	return rest.NewResponse(200, c.prepare(r, u, requestContext(r))), nil
 }
@@ -377,12 +380,9 @@ func (c *usersController) create(r *rest.Request) (*rest.Response, error) {
 }
 
 func (c *usersController) update(r *rest.Request) (*rest.Response, error) {
-	old, err := c.load(r, r.Int("id"))
+	old, err := loadItem(r, c.loadOwn, errUserInvalid)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, errUserInvalidID(400)
 	}
 	in := c.input(r)
 	in.KeepSession = auth.RequestSessionHash(r.HTTP)
@@ -400,12 +400,9 @@ func (c *usersController) delete(r *rest.Request) (*rest.Response, error) {
 		return nil, rest.NewError("rest_trash_not_supported", 501, "Users do not support trashing.")
 	}
 	id := r.Int("id")
-	u, err := c.load(r, id)
+	u, err := loadItem(r, c.loadOwn, errUserInvalid)
 	if err != nil {
 		return nil, err
-	}
-	if u == nil {
-		return nil, errUserInvalidID(400)
 	}
 	reassign := r.Int("reassign")
 	if reassign != 0 {

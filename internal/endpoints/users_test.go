@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-server/folio/internal/events"
-
 	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/events"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // authStatus is the authorization-required status for a caller.
@@ -30,11 +30,11 @@ func usersEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 }
 
 func (e *env) userPath(login string) string {
-	return fmt.Sprintf("/api/svc/v2/users/%d", e.users[login])
+	return fmt.Sprintf("/api/svc/v2/users/%d", e.ID(login))
 }
 
 // noSecrets asserts a body carries no password and no password hash.
-func noSecrets(t *testing.T, r *resp, extra ...string) {
+func noSecrets(t *testing.T, r *testkit.Response, extra ...string) {
 	t.Helper()
 	body := string(r.Body)
 	for _, bad := range append([]string{`"password"`, `$2a$`, `pass_hash`, `PassHash`}, extra...) {
@@ -47,13 +47,13 @@ func noSecrets(t *testing.T, r *resp, extra ...string) {
 func TestUsersCollectionVisibilityByRole(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
-	all := []int64{e.users["administrator"], e.users["author"], e.users["contributor"], e.users["editor"], e.users["subscriber"]}
+	all := []int64{e.ID("administrator"), e.ID("author"), e.ID("contributor"), e.ID("editor"), e.ID("subscriber")}
 	for _, login := range allRoles {
 		t.Run("as "+login, func(t *testing.T) {
 			r := e.do("GET", "/api/svc/v2/users", login)
-			r.wantStatus(200)
-			got := ids(r.arr())
-			want := []int64{e.users["author"]}
+			r.WantStatus(200)
+			got := ids(r.Array())
+			want := []int64{e.ID("author")}
 			if login == "administrator" {
 				want = all // ordered by name
 			}
@@ -75,15 +75,15 @@ func TestUsersCollectionEditContextNeedsListUsers(t *testing.T) {
 	for _, login := range allRoles {
 		r := e.do("GET", "/api/svc/v2/users?context=edit", login)
 		if login == "administrator" {
-			r.wantStatus(200)
-			first := r.arr()[0].(map[string]any)
+			r.WantStatus(200)
+			first := r.Array()[0].(map[string]any)
 			if _, ok := first["email"]; !ok {
 				t.Errorf("edit context without email: %v", first)
 			}
 			noSecrets(t, r)
 			continue
 		}
-		r.wantError(authStatus(login), "rest_forbidden_context")
+		r.WantError(authStatus(login), "rest_forbidden_context")
 	}
 }
 
@@ -93,17 +93,17 @@ func TestUsersCollectionRolesFilterNeedsListUsers(t *testing.T) {
 	for _, login := range allRoles {
 		r := e.do("GET", "/api/svc/v2/users?roles=editor,AUTHOR", login)
 		if login == "administrator" {
-			r.wantStatus(200)
-			if got := ids(r.arr()); !slices.Equal(got, []int64{e.users["author"], e.users["editor"]}) {
+			r.WantStatus(200)
+			if got := ids(r.Array()); !slices.Equal(got, []int64{e.ID("author"), e.ID("editor")}) {
 				t.Errorf("roles filter ids = %v", got)
 			}
 			continue
 		}
-		r.wantError(authStatus(login), "rest_user_cannot_view")
+		r.WantError(authStatus(login), "rest_user_cannot_view")
 	}
 	r := e.do("GET", "/api/svc/v2/users?roles=nosuchrole", "administrator")
-	r.wantStatus(200)
-	if len(r.arr()) != 0 {
+	r.WantStatus(200)
+	if len(r.Array()) != 0 {
 		t.Errorf("unknown role matched %s", r.Body)
 	}
 }
@@ -115,29 +115,29 @@ func TestUsersCollectionParameters(t *testing.T) {
 	get := func(q string) []int64 {
 		t.Helper()
 		r := e.do("GET", "/api/svc/v2/users?"+q, admin)
-		r.wantStatus(200)
-		return ids(r.arr())
+		r.WantStatus(200)
+		return ids(r.Array())
 	}
-	u := e.users
-	if got := get("orderby=id&order=desc&per_page=2"); !slices.Equal(got, []int64{u["subscriber"], u["contributor"]}) {
+	u := e.ID
+	if got := get("orderby=id&order=desc&per_page=2"); !slices.Equal(got, []int64{u("subscriber"), u("contributor")}) {
 		t.Errorf("orderby=id desc per_page=2: %v", got)
 	}
-	if got := get("orderby=id&per_page=2&page=2"); !slices.Equal(got, []int64{u["author"], u["contributor"]}) {
+	if got := get("orderby=id&per_page=2&page=2"); !slices.Equal(got, []int64{u("author"), u("contributor")}) {
 		t.Errorf("page 2: %v", got)
 	}
-	if got := get("orderby=id&offset=3"); !slices.Equal(got, []int64{u["contributor"], u["subscriber"]}) {
+	if got := get("orderby=id&offset=3"); !slices.Equal(got, []int64{u("contributor"), u("subscriber")}) {
 		t.Errorf("offset=3: %v", got)
 	}
-	if got := get("include=" + fmt.Sprint(u["editor"], ",", u["author"]) + "&orderby=include"); !slices.Equal(got, []int64{u["editor"], u["author"]}) {
+	if got := get("include=" + fmt.Sprint(u("editor"), ",", u("author")) + "&orderby=include"); !slices.Equal(got, []int64{u("editor"), u("author")}) {
 		t.Errorf("include ordered: %v", got)
 	}
-	if got := get("exclude=" + fmt.Sprint(u["administrator"]) + "&orderby=id"); len(got) != 4 || slices.Contains(got, u["administrator"]) {
+	if got := get("exclude=" + fmt.Sprint(u("administrator")) + "&orderby=id"); len(got) != 4 || slices.Contains(got, u("administrator")) {
 		t.Errorf("exclude: %v", got)
 	}
-	if got := get("search=contrib"); !slices.Equal(got, []int64{u["contributor"]}) {
+	if got := get("search=contrib"); !slices.Equal(got, []int64{u("contributor")}) {
 		t.Errorf("search: %v", got)
 	}
-	if got := get("slug=editor"); !slices.Equal(got, []int64{u["editor"]}) {
+	if got := get("slug=editor"); !slices.Equal(got, []int64{u("editor")}) {
 		t.Errorf("slug: %v", got)
 	}
 	if got := get("orderby=registered_date&order=asc"); len(got) != 5 {
@@ -147,9 +147,9 @@ func TestUsersCollectionParameters(t *testing.T) {
 	if r.Header.Get("X-API-Total") != "5" || r.Header.Get("X-API-TotalPages") != "3" || !strings.Contains(r.Header.Get("Link"), `rel="next"`) {
 		t.Errorf("paging headers: %v", r.Header)
 	}
-	e.do("GET", "/api/svc/v2/users?orderby=email", admin).wantError(400, "rest_invalid_param")
-	e.do("GET", "/api/svc/v2/users?per_page=101", admin).wantError(400, "rest_invalid_param")
-	e.do("GET", "/api/svc/v2/users?context=nope", admin).wantError(400, "rest_invalid_param")
+	e.do("GET", "/api/svc/v2/users?orderby=email", admin).WantError(400, "rest_invalid_param")
+	e.do("GET", "/api/svc/v2/users?per_page=101", admin).WantError(400, "rest_invalid_param")
+	e.do("GET", "/api/svc/v2/users?context=nope", admin).WantError(400, "rest_invalid_param")
 }
 
 func TestUsersItemVisibilityByRole(t *testing.T) {
@@ -161,8 +161,8 @@ func TestUsersItemVisibilityByRole(t *testing.T) {
 			// context.
 			for _, ctx := range []string{"view", "embed"} {
 				r := e.do("GET", e.userPath("author")+"?context="+ctx, login)
-				r.wantStatus(200)
-				m := r.obj()
+				r.WantStatus(200)
+				m := r.Object()
 				if m["slug"] != "author" || m["email"] != nil || m["roles"] != nil {
 					t.Errorf("%s context: %v", ctx, m)
 				}
@@ -174,60 +174,60 @@ func TestUsersItemVisibilityByRole(t *testing.T) {
 			r := e.do("GET", e.userPath("editor"), login)
 			switch login {
 			case "administrator", "editor", "author", "contributor":
-				r.wantStatus(200)
+				r.WantStatus(200)
 				noSecrets(t, r)
-				if m := r.obj(); login != "administrator" && login != "editor" && (m["email"] != nil || m["username"] != nil) {
+				if m := r.Object(); login != "administrator" && login != "editor" && (m["email"] != nil || m["username"] != nil) {
 					t.Errorf("an author seen by %s shows account fields: %v", login, m)
 				}
 			default:
-				r.wantError(authStatus(login), "rest_user_cannot_view")
+				r.WantError(authStatus(login), "rest_user_cannot_view")
 			}
 			// A subscriber without posts is no author: yourself or
 			// list_users only.
 			r = e.do("GET", e.userPath("subscriber"), login)
 			switch login {
 			case "administrator", "subscriber":
-				r.wantStatus(200)
+				r.WantStatus(200)
 			default:
-				r.wantError(authStatus(login), "rest_user_cannot_view")
+				r.WantError(authStatus(login), "rest_user_cannot_view")
 			}
 			// Edit context: yourself, or list_users.
 			r = e.do("GET", e.userPath("author")+"?context=edit", login)
 			switch login {
 			case "administrator", "author":
-				r.wantStatus(200)
-				m := r.obj()
+				r.WantStatus(200)
+				m := r.Object()
 				if m["username"] != "author" || m["email"] != "author@example.com" {
 					t.Errorf("edit context: %v", m)
 				}
 				noSecrets(t, r)
 			default:
-				r.wantError(authStatus(login), "rest_user_cannot_view")
+				r.WantError(authStatus(login), "rest_user_cannot_view")
 			}
 			// Yourself in edit context.
 			if login != "" {
 				r := e.do("GET", e.userPath(login)+"?context=edit", login)
-				r.wantStatus(200)
+				r.WantStatus(200)
 				noSecrets(t, r)
 			}
 		})
 	}
-	e.do("GET", "/api/svc/v2/users/99999", "administrator").wantError(404, "rest_user_invalid_id")
-	e.do("GET", "/api/svc/v2/users/99999", "").wantError(404, "rest_user_invalid_id")
+	e.do("GET", "/api/svc/v2/users/99999", "administrator").WantError(404, "rest_user_invalid_id")
+	e.do("GET", "/api/svc/v2/users/99999", "").WantError(404, "rest_user_invalid_id")
 }
 
 func TestUsersItemFieldsAndCapabilitiesOrder(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
 	r := e.do("GET", e.userPath("subscriber")+"?context=edit", "administrator")
-	r.wantStatus(200)
+	r.WantStatus(200)
 	body := string(r.Body)
 	// capabilities keep the role's order: read, level_0, then the role name.
 	i, j, k := strings.Index(body, `"read":true`), strings.Index(body, `"level_0":true`), strings.Index(body, `"subscriber":true`)
 	if !(i >= 0 && i < j && j < k) {
 		t.Errorf("capabilities order wrong: %s", body)
 	}
-	m := r.obj()
+	m := r.Object()
 	want := []string{"id", "username", "name", "first_name", "last_name", "email", "url", "description", "link", "nickname",
 		"slug", "registered_date", "roles", "capabilities", "extra_capabilities", "avatar_urls", "_links"}
 	if got := keys(m); len(got) != len(want) {
@@ -255,7 +255,7 @@ func TestUsersItemFieldsAndCapabilitiesOrder(t *testing.T) {
 	}
 	// The schema declares password but never outputs it.
 	o := e.do("OPTIONS", "/api/svc/v2/users", "")
-	props := o.obj()["schema"].(map[string]any)["properties"].(map[string]any)
+	props := o.Object()["schema"].(map[string]any)["properties"].(map[string]any)
 	if pw, ok := props["password"].(map[string]any); !ok || len(pw["context"].([]any)) != 0 {
 		t.Errorf("password schema = %v", props["password"])
 	}
@@ -264,7 +264,7 @@ func TestUsersItemFieldsAndCapabilitiesOrder(t *testing.T) {
 func TestUsersAvatarsFollowShowAvatarsAndHook(t *testing.T) {
 	t.Parallel()
 	off := usersEnv(t, func(c *config.Config) { c.Site.ShowAvatars = false })
-	m := off.do("GET", off.userPath("author"), "").obj()
+	m := off.do("GET", off.userPath("author"), "").Object()
 	if _, ok := m["avatar_urls"]; ok {
 		t.Errorf("avatar_urls with show_avatars off: %v", m)
 	}
@@ -280,22 +280,22 @@ func TestUsersMe(t *testing.T) {
 	for _, login := range allRoles {
 		r := e.do("GET", "/api/svc/v2/users/me", login)
 		if login == "" {
-			r.wantError(401, "rest_not_logged_in")
+			r.WantError(401, "rest_not_logged_in")
 			continue
 		}
-		r.wantStatus(200)
-		m := r.obj()
-		if int64(m["id"].(float64)) != e.users[login] || m["email"] != nil {
+		r.WantStatus(200)
+		m := r.Object()
+		if int64(m["id"].(float64)) != e.ID(login) || m["email"] != nil {
 			t.Errorf("%s: /users/me view = %v", login, m)
 		}
 		r = e.do("GET", "/api/svc/v2/users/me?context=edit", login)
-		r.wantStatus(200)
-		if r.obj()["username"] != login {
+		r.WantStatus(200)
+		if r.Object()["username"] != login {
 			t.Errorf("%s: /users/me edit = %s", login, r.Body)
 		}
 		noSecrets(t, r)
 	}
-	e.do("GET", "/api/svc/v2/users/me", "editor", nil, "Authorization", "Basic "+basic("editor", "wrong")).wantError(401, "rest_authentication_failed")
+	e.do("GET", "/api/svc/v2/users/me", "", nil, "Authorization", "Basic "+basic("editor", "wrong")).WantError(401, "rest_authentication_failed")
 }
 
 func TestUsersCreateByRole(t *testing.T) {
@@ -305,11 +305,11 @@ func TestUsersCreateByRole(t *testing.T) {
 		body := map[string]any{"username": fmt.Sprintf("new%d", i), "email": fmt.Sprintf("new%d@example.com", i), "password": "pw-secret-1"}
 		r := e.do("POST", "/api/svc/v2/users", login, body)
 		if login != "administrator" {
-			r.wantError(authStatus(login), "rest_cannot_create_user")
+			r.WantError(authStatus(login), "rest_cannot_create_user")
 			continue
 		}
-		r.wantStatus(201)
-		m := r.obj()
+		r.WantStatus(201)
+		m := r.Object()
 		if m["username"] != "new0" || fmt.Sprint(m["roles"]) != "[subscriber]" || m["slug"] != "new0" || m["name"] != "new0" {
 			t.Errorf("created = %v", m)
 		}
@@ -323,26 +323,26 @@ func TestUsersCreateByRole(t *testing.T) {
 func TestUsersCreateRules(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
-	post := func(body map[string]any) *resp {
+	post := func(body map[string]any) *testkit.Response {
 		return e.do("POST", "/api/svc/v2/users", "administrator", body)
 	}
-	m := post(map[string]any{"username": "nopw", "email": "nopw@example.com"}).wantError(400, "rest_missing_callback_param")
+	m := post(map[string]any{"username": "nopw", "email": "nopw@example.com"}).WantError(400, "rest_missing_callback_param")
 	if fmt.Sprint(m["data"].(map[string]any)["params"]) != "[password]" {
 		t.Errorf("missing params = %v", m["data"])
 	}
-	post(map[string]any{"username": "x1", "email": "not-an-email", "password": "p"}).wantError(400, "rest_invalid_param")
-	post(map[string]any{"id": 5, "username": "x2", "email": "x2@example.com", "password": "p"}).wantError(400, "rest_user_exists")
-	post(map[string]any{"username": "EDITOR", "email": "x3@example.com", "password": "p"}).wantError(400, "existing_user_login")
-	post(map[string]any{"username": "x4", "email": "Editor@Example.com", "password": "p"}).wantError(400, "existing_user_email")
-	post(map[string]any{"username": "x5", "email": "x5@example.com", "password": ""}).wantError(400, "rest_user_invalid_password")
-	post(map[string]any{"username": "x6", "email": "x6@example.com", "password": "p", "roles": []string{"pirate"}}).wantError(400, "rest_user_invalid_role")
-	post(map[string]any{"username": "<>", "email": "x7@example.com", "password": "p"}).wantError(400, "empty_user_login")
-	post(map[string]any{"username": strings.Repeat("a", 61), "email": "x8@example.com", "password": "p"}).wantError(400, "user_login_too_long")
+	post(map[string]any{"username": "x1", "email": "not-an-email", "password": "p"}).WantError(400, "rest_invalid_param")
+	post(map[string]any{"id": 5, "username": "x2", "email": "x2@example.com", "password": "p"}).WantError(400, "rest_user_exists")
+	post(map[string]any{"username": "EDITOR", "email": "x3@example.com", "password": "p"}).WantError(400, "existing_user_login")
+	post(map[string]any{"username": "x4", "email": "Editor@Example.com", "password": "p"}).WantError(400, "existing_user_email")
+	post(map[string]any{"username": "x5", "email": "x5@example.com", "password": ""}).WantError(400, "rest_user_invalid_password")
+	post(map[string]any{"username": "x6", "email": "x6@example.com", "password": "p", "roles": []string{"pirate"}}).WantError(400, "rest_user_invalid_role")
+	post(map[string]any{"username": "<>", "email": "x7@example.com", "password": "p"}).WantError(400, "empty_user_login")
+	post(map[string]any{"username": strings.Repeat("a", 61), "email": "x8@example.com", "password": "p"}).WantError(400, "user_login_too_long")
 
 	r := post(map[string]any{"username": "ed2", "email": "ed2@example.com", "password": "p", "roles": "editor",
 		"name": "<b>Ed</b> Two", "url": "example.org/ed", "description": "<script>x</script><em>hi</em>", "slug": "editor"})
-	r.wantStatus(201)
-	m = r.obj()
+	r.WantStatus(201)
+	m = r.Object()
 	if fmt.Sprint(m["roles"]) != "[editor]" || m["name"] != "Ed Two" || m["url"] != "http://example.org/ed" ||
 		strings.Contains(m["description"].(string), "<script") || m["slug"] != "editor-2" {
 		t.Errorf("created = %v", m)
@@ -360,8 +360,8 @@ func TestUsersCreateRules(t *testing.T) {
 		hooked = append(hooked, fmt.Sprint(ev.User.Login, ev.Creating))
 		return ev.Next()
 	})
-	post(map[string]any{"username": "hooked", "email": "hooked@example.com", "password": "p"}).wantStatus(201)
-	e.do("POST", e.userPath("subscriber"), "administrator", map[string]any{"name": "Sub"}).wantStatus(200)
+	post(map[string]any{"username": "hooked", "email": "hooked@example.com", "password": "p"}).WantStatus(201)
+	e.do("POST", e.userPath("subscriber"), "administrator", map[string]any{"name": "Sub"}).WantStatus(200)
 	if fmt.Sprint(hooked) != "[hookedtrue subscriberfalse]" {
 		t.Errorf("rest_insert_user fired %v", hooked)
 	}
@@ -374,8 +374,8 @@ func TestUsersUpdateByRole(t *testing.T) {
 		t.Run("as "+login, func(t *testing.T) {
 			if login != "" {
 				r := e.do("PUT", e.userPath(login), login, map[string]any{"first_name": "Me", "url": "https://example.com/" + login})
-				r.wantStatus(200)
-				m := r.obj()
+				r.WantStatus(200)
+				m := r.Object()
 				if m["first_name"] != "Me" || m["url"] != "https://example.com/"+login {
 					t.Errorf("self update = %v", m)
 				}
@@ -383,15 +383,15 @@ func TestUsersUpdateByRole(t *testing.T) {
 				// Roles need edit_users, even your own.
 				r = e.do("POST", e.userPath(login), login, map[string]any{"roles": []string{"administrator"}})
 				if login != "administrator" {
-					r.wantError(403, "rest_cannot_edit_roles")
+					r.WantError(403, "rest_cannot_edit_roles")
 				}
 			}
 			r := e.do("PATCH", e.userPath("contributor"), login, map[string]any{"last_name": "Other"})
 			switch login {
 			case "administrator", "contributor":
-				r.wantStatus(200)
+				r.WantStatus(200)
 			default:
-				r.wantError(authStatus(login), "rest_cannot_edit")
+				r.WantError(authStatus(login), "rest_cannot_edit")
 			}
 		})
 	}
@@ -401,36 +401,38 @@ func TestUsersUpdateRules(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
 	admin := "administrator"
-	put := func(login string, body map[string]any) *resp { return e.do("PUT", e.userPath(login), admin, body) }
-	put("author", map[string]any{"username": "renamed"}).wantError(400, "rest_user_invalid_argument")
-	put("author", map[string]any{"username": "author"}).wantStatus(200)
-	put("author", map[string]any{"email": "editor@example.com"}).wantError(400, "rest_user_invalid_email")
-	put("author", map[string]any{"slug": "editor"}).wantError(400, "rest_user_invalid_slug")
-	put("author", map[string]any{"roles": []string{"pirate"}}).wantError(400, "rest_user_invalid_role")
-	e.do("PUT", "/api/svc/v2/users/99999", admin, map[string]any{"name": "x"}).wantError(400, "rest_user_invalid_id")
+	put := func(login string, body map[string]any) *testkit.Response {
+		return e.do("PUT", e.userPath(login), admin, body)
+	}
+	put("author", map[string]any{"username": "renamed"}).WantError(400, "rest_user_invalid_argument")
+	put("author", map[string]any{"username": "author"}).WantStatus(200)
+	put("author", map[string]any{"email": "editor@example.com"}).WantError(400, "rest_user_invalid_email")
+	put("author", map[string]any{"slug": "editor"}).WantError(400, "rest_user_invalid_slug")
+	put("author", map[string]any{"roles": []string{"pirate"}}).WantError(400, "rest_user_invalid_role")
+	e.do("PUT", "/api/svc/v2/users/99999", admin, map[string]any{"name": "x"}).WantError(400, "rest_user_invalid_id")
 	// A body id overrides the path id (reference §3.2).
-	e.do("PUT", e.userPath("author"), admin, map[string]any{"id": 99999}).wantError(400, "rest_user_invalid_id")
+	e.do("PUT", e.userPath("author"), admin, map[string]any{"id": 99999}).WantError(400, "rest_user_invalid_id")
 
 	// An administrator cannot take edit_users away from themselves.
-	e.do("PUT", e.userPath(admin), admin, map[string]any{"roles": []string{"editor"}}).wantError(403, "rest_user_invalid_role")
-	e.do("PUT", e.userPath(admin), admin, map[string]any{"roles": []string{"administrator"}}).wantStatus(200)
+	e.do("PUT", e.userPath(admin), admin, map[string]any{"roles": []string{"editor"}}).WantError(403, "rest_user_invalid_role")
+	e.do("PUT", e.userPath(admin), admin, map[string]any{"roles": []string{"administrator"}}).WantStatus(200)
 
 	r := put("author", map[string]any{"roles": "editor,subscriber", "email": "new-author@example.com", "slug": "writer", "nickname": "Wri"})
-	r.wantStatus(200)
-	m := r.obj()
+	r.WantStatus(200)
+	m := r.Object()
 	if fmt.Sprint(m["roles"]) != "[editor subscriber]" || m["email"] != "new-author@example.com" || m["slug"] != "writer" || m["nickname"] != "Wri" {
 		t.Errorf("updated = %v", m)
 	}
 	// Changing the password through the interface.
-	before, _ := e.db.GetUser(context.Background(), e.users["author"])
+	before, _ := e.db.GetUser(context.Background(), e.ID("author"))
 	r = put("author", map[string]any{"password": "new-secret"})
-	r.wantStatus(200)
+	r.WantStatus(200)
 	noSecrets(t, r, "new-secret")
-	after, _ := e.db.GetUser(context.Background(), e.users["author"])
+	after, _ := e.db.GetUser(context.Background(), e.ID("author"))
 	if after.PassHash == before.PassHash || after.PassHash == "new-secret" {
 		t.Errorf("password not changed or stored in clear")
 	}
-	put("author", map[string]any{"password": ""}).wantError(400, "rest_user_invalid_password")
+	put("author", map[string]any{"password": ""}).WantError(400, "rest_user_invalid_password")
 }
 
 func TestUsersDeleteByRole(t *testing.T) {
@@ -440,37 +442,37 @@ func TestUsersDeleteByRole(t *testing.T) {
 		if login == "administrator" {
 			continue // below, once the others failed
 		}
-		e.do("DELETE", e.userPath("subscriber")+"?force=true", login).wantError(authStatus(login), "rest_user_cannot_delete")
+		e.do("DELETE", e.userPath("subscriber")+"?force=true", login).WantError(authStatus(login), "rest_user_cannot_delete")
 	}
 	r := e.do("DELETE", e.userPath("subscriber")+"?force=true", "administrator")
-	r.wantStatus(200)
-	if m := r.obj(); m["username"] != "subscriber" || m["email"] == nil {
+	r.WantStatus(200)
+	if m := r.Object(); m["username"] != "subscriber" || m["email"] == nil {
 		t.Errorf("delete response = %v", m)
 	}
 	noSecrets(t, r)
-	e.do("GET", e.userPath("subscriber"), "administrator").wantError(404, "rest_user_invalid_id")
+	e.do("GET", e.userPath("subscriber"), "administrator").WantError(404, "rest_user_invalid_id")
 }
 
 func TestUsersDeleteRules(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
 	admin := "administrator"
-	e.do("DELETE", e.userPath("author"), admin).wantError(501, "rest_trash_not_supported")
-	e.do("DELETE", e.userPath("author")+"?force=false", admin).wantError(501, "rest_trash_not_supported")
-	e.do("DELETE", "/api/svc/v2/users/99999?force=true", admin).wantError(400, "rest_user_invalid_id")
-	e.do("DELETE", e.userPath("author")+"?force=true&reassign=99999", admin).wantError(400, "rest_user_invalid_reassign")
-	e.do("DELETE", e.userPath("author")+fmt.Sprintf("?force=true&reassign=%d", e.users["author"]), admin).wantError(400, "rest_user_invalid_reassign")
+	e.do("DELETE", e.userPath("author"), admin).WantError(501, "rest_trash_not_supported")
+	e.do("DELETE", e.userPath("author")+"?force=false", admin).WantError(501, "rest_trash_not_supported")
+	e.do("DELETE", "/api/svc/v2/users/99999?force=true", admin).WantError(400, "rest_user_invalid_id")
+	e.do("DELETE", e.userPath("author")+"?force=true&reassign=99999", admin).WantError(400, "rest_user_invalid_reassign")
+	e.do("DELETE", e.userPath("author")+fmt.Sprintf("?force=true&reassign=%d", e.ID("author")), admin).WantError(400, "rest_user_invalid_reassign")
 
 	// reassign gives the posts to another user.
 	p := e.createPost("author", "post", map[string]any{"title": "Keep me"})
-	e.do("DELETE", e.userPath("author")+fmt.Sprintf("?force=true&reassign=%d", e.users["editor"]), admin).wantStatus(200)
+	e.do("DELETE", e.userPath("author")+fmt.Sprintf("?force=true&reassign=%d", e.ID("editor")), admin).WantStatus(200)
 	got, err := e.db.GetPost(context.Background(), p.ID)
-	if err != nil || got.Author != e.users["editor"] {
+	if err != nil || got.Author != e.ID("editor") {
 		t.Fatalf("post after reassign: %+v %v", got, err)
 	}
 	// Without reassign the user's posts go with the user.
 	q := e.createPost("editor", "post", map[string]any{"title": "Goes away"})
-	e.do("DELETE", e.userPath("editor")+"?force=true", admin).wantStatus(200)
+	e.do("DELETE", e.userPath("editor")+"?force=true", admin).WantStatus(200)
 	if _, err := e.db.GetPost(context.Background(), q.ID); err == nil {
 		t.Errorf("post of a deleted user without reassign still exists")
 	}
@@ -480,8 +482,8 @@ func TestUsersEmbeddedAsPostAuthor(t *testing.T) {
 	t.Parallel()
 	e := usersEnv(t)
 	r := e.do("GET", "/api/svc/v2/posts?_embed", "")
-	r.wantStatus(200)
-	post := r.arr()[0].(map[string]any)
+	r.WantStatus(200)
+	post := r.Array()[0].(map[string]any)
 	authors := post["_embedded"].(map[string]any)["author"].([]any)
 	a := authors[0].(map[string]any)
 	if a["slug"] != "author" || a["email"] != nil {
@@ -496,8 +498,8 @@ func TestAppPasswordsOverREST(t *testing.T) {
 
 	// Create for yourself: the plain password is shown once.
 	r := e.do("POST", base("author"), "author", map[string]any{"name": "My phone"})
-	r.wantStatus(201)
-	m := r.obj()
+	r.WantStatus(201)
+	m := r.Object()
 	plain, _ := m["password"].(string)
 	uuid, _ := m["uuid"].(string)
 	if len(strings.ReplaceAll(plain, " ", "")) != 24 || uuid == "" || m["name"] != "My phone" || m["last_used"] != nil {
@@ -507,9 +509,9 @@ func TestAppPasswordsOverREST(t *testing.T) {
 		t.Errorf("Location = %q", r.Header.Get("Location"))
 	}
 	// It works for Basic authentication, and its use is recorded.
-	req, _ := http.NewRequest("GET", e.srv.URL+"/api/svc/v2/users/me", nil)
+	req, _ := http.NewRequest("GET", e.URL+"/api/svc/v2/users/me", nil)
 	req.SetBasicAuth("author", plain)
-	res, err := e.srv.Client().Do(req)
+	res, err := e.HTTP.Client().Do(req)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("Basic with the new password: %v %v", res, err)
 	}
@@ -517,8 +519,8 @@ func TestAppPasswordsOverREST(t *testing.T) {
 
 	// Listing never shows a password or a hash.
 	r = e.do("GET", base("author"), "author")
-	r.wantStatus(200)
-	list := r.arr()
+	r.WantStatus(200)
+	list := r.Array()
 	if len(list) != 2 {
 		t.Fatalf("list = %s", r.Body)
 	}
@@ -532,49 +534,49 @@ func TestAppPasswordsOverREST(t *testing.T) {
 	if found == nil || found["last_used"] == nil || found["last_ip"] != "127.0.0.1" {
 		t.Errorf("listed = %v", found)
 	}
-	stored, _ := e.db.ListAppPasswords(context.Background(), e.users["author"])
+	stored, _ := e.db.ListAppPasswords(context.Background(), e.ID("author"))
 	for _, p := range stored {
 		if strings.Contains(string(r.Body), p.Hash) {
 			t.Fatalf("list shows a stored hash")
 		}
 	}
 	// "me" is the caller.
-	e.do("GET", "/api/svc/v2/users/me/application-passwords", "author").wantStatus(200)
-	e.do("GET", "/api/svc/v2/users/me/application-passwords", "").wantError(401, "rest_not_logged_in")
+	e.do("GET", "/api/svc/v2/users/me/application-passwords", "author").WantStatus(200)
+	e.do("GET", "/api/svc/v2/users/me/application-passwords", "").WantError(401, "rest_not_logged_in")
 
 	// Others' passwords: administrators only.
 	for _, login := range allRoles {
 		r := e.do("GET", base("author"), login)
 		switch login {
 		case "administrator", "author":
-			r.wantStatus(200)
+			r.WantStatus(200)
 		default:
-			r.wantError(authStatus(login), "rest_cannot_list_application_passwords")
+			r.WantError(authStatus(login), "rest_cannot_list_application_passwords")
 		}
 		r = e.do("POST", base("subscriber"), login, map[string]any{"name": "by " + login})
 		switch login {
 		case "administrator", "subscriber":
-			r.wantStatus(201)
+			r.WantStatus(201)
 		default:
-			r.wantError(authStatus(login), "rest_cannot_create_application_passwords")
+			r.WantError(authStatus(login), "rest_cannot_create_application_passwords")
 		}
 		r = e.do("DELETE", base("author")+"/"+uuid, login)
 		switch login {
 		case "administrator", "author":
 		default:
-			r.wantError(authStatus(login), "rest_cannot_delete_application_password")
+			r.WantError(authStatus(login), "rest_cannot_delete_application_password")
 		}
 	}
-	e.do("POST", base("author"), "author", map[string]any{}).wantError(400, "rest_missing_callback_param")
-	e.do("POST", base("author"), "author", map[string]any{"name": "  "}).wantError(400, "rest_application_password_empty_name")
-	e.do("GET", "/api/svc/v2/users/99999/application-passwords", "administrator").wantError(404, "rest_user_invalid_id")
+	e.do("POST", base("author"), "author", map[string]any{}).WantError(400, "rest_missing_callback_param")
+	e.do("POST", base("author"), "author", map[string]any{"name": "  "}).WantError(400, "rest_application_password_empty_name")
+	e.do("GET", "/api/svc/v2/users/99999/application-passwords", "administrator").WantError(404, "rest_user_invalid_id")
 
 	// The deleted password (the administrator deleted it in the loop)
 	// no longer signs in.
-	e.do("GET", base("author")+"/"+uuid, "author").wantError(404, "rest_application_password_not_found")
-	req, _ = http.NewRequest("GET", e.srv.URL+"/api/svc/v2/users/me", nil)
+	e.do("GET", base("author")+"/"+uuid, "author").WantError(404, "rest_application_password_not_found")
+	req, _ = http.NewRequest("GET", e.URL+"/api/svc/v2/users/me", nil)
 	req.SetBasicAuth("author", plain)
-	res, err = e.srv.Client().Do(req)
+	res, err = e.HTTP.Client().Do(req)
 	if err != nil || res.StatusCode != 401 {
 		t.Fatalf("deleted password: %v %v", res, err)
 	}
@@ -588,7 +590,7 @@ func TestUsersAvatarSizesHook(t *testing.T) {
 		ev.Sizes = append(ev.Sizes, 128)
 		return ev.Next()
 	})
-	m := e.do("GET", e.userPath("author"), "").obj()
+	m := e.do("GET", e.userPath("author"), "").Object()
 	av := m["avatar_urls"].(map[string]any)
 	if len(av) != 4 || !strings.HasSuffix(av["128"].(string), "?s=128&d=mm&r=g") {
 		t.Errorf("avatar_urls = %v", av)

@@ -59,6 +59,10 @@ type Site struct {
 	Users map[string]*User // by login
 	// skew is how far (ns) the site's clock runs ahead of the real one.
 	skew atomic.Int64
+	// opts are the options New was given and cfg the configuration the
+	// server started with, which Node builds a second server from.
+	opts []Option
+	cfg  *config.Config
 }
 
 type options struct {
@@ -123,7 +127,7 @@ func New(t testing.TB, opts ...Option) *Site {
 			t.Error(err)
 		}
 	})
-	s := &Site{T: t, Server: srv, Users: map[string]*User{}}
+	s := &Site{T: t, Server: srv, Users: map[string]*User{}, opts: opts, cfg: cfg}
 	srv.Site().SetClock(func() time.Time { return time.Now().Add(time.Duration(s.skew.Load())) })
 	s.HTTP = httptest.NewServer(srv.Handler())
 	s.URL = s.HTTP.URL
@@ -134,6 +138,36 @@ func New(t testing.TB, opts ...Option) *Site {
 		}
 	}
 	return s
+}
+
+// Node starts a second server over the site's store (the same SQLite file
+// or PostgreSQL schema, and the same uploads directory), as another node of
+// a cluster would be: built with the options New was given, then opts,
+// with its own caches and the same users (added to s.Users by either site
+// show in both).
+func (s *Site) Node(opts ...Option) *Site {
+	s.T.Helper()
+	dataDir, dbURL := s.cfg.DataDir, s.cfg.DatabaseURL
+	all := append(append(append([]Option{}, s.opts...), opts...), NoUsers(), Config(func(c *config.Config) {
+		c.DataDir, c.DatabaseURL = dataDir, dbURL
+	}))
+	n := New(s.T, all...)
+	n.Users = s.Users
+	return n
+}
+
+// Statements returns how many SQL statements the site's store has run so
+// far (both stores count them), for tests that assert what a request
+// costs: take it before and after the request and compare the difference.
+// Only a request's own work counts: New's server runs no background work
+// (webhook deliveries and pruning start with Serve only).
+func (s *Site) Statements() int64 {
+	s.T.Helper()
+	c, ok := s.Store().(interface{ Statements() int64 })
+	if !ok {
+		s.T.Fatalf("testkit: the store %T counts no statements", s.Store())
+	}
+	return c.Statements()
 }
 
 // Later moves the site's clock on by d (past a flood interval, a

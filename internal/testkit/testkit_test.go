@@ -65,3 +65,29 @@ func TestOptionsReachTheServer(t *testing.T) {
 	}
 	s.Do("GET", "/wp-json/", "").WantFields(map[string]any{"name": "Kit title"})
 }
+
+func TestNodeSharesTheStoreAndUsers(t *testing.T) {
+	t.Parallel()
+	a := testkit.New(t, testkit.Config(func(c *config.Config) { c.Site.Title = "Cluster" }))
+	b := a.Node()
+	// Same configuration, same users, same rows; its own server.
+	if b.URL == a.URL {
+		t.Fatal("the node shares the first site's listener")
+	}
+	b.Do("GET", b.API("/settings"), "administrator").WantFields(map[string]any{"title": "Cluster"})
+	id := a.Post("author", map[string]any{"title": "Written on a"})
+	b.Do("GET", b.API("/posts/%d", id), "").WantFields(map[string]any{"id": id, "title": map[string]any{"rendered": "Written on a"}})
+	// A user added on one node signs in on the other.
+	b.AddUser("late", "editor")
+	a.Do("GET", a.API("/users/me"), "late").WantFields(map[string]any{"id": b.ID("late")})
+}
+
+func TestStatementsCountsARequestsStatements(t *testing.T) {
+	t.Parallel()
+	s := testkit.New(t)
+	before := s.Statements()
+	s.Do("GET", s.API("/posts"), "editor").WantStatus(200)
+	if n := s.Statements() - before; n <= 0 {
+		t.Fatalf("a list request ran %d statements", n)
+	}
+}

@@ -135,9 +135,9 @@ func TestRoleNamesCountAsCapabilities(t *testing.T) {
 func TestDirectCapabilitiesOverrideRoles(t *testing.T) {
 	t.Parallel()
 	u := auth.NewUser(&store.User{
-		ID:         3,
+		ID:    3,
 		Roles: []string{"author"},
-		Caps:       map[string]bool{"publish_posts": false, "moderate_comments": true},
+		Caps:  map[string]bool{"publish_posts": false, "moderate_comments": true},
 	}, auth.DefaultRoles())
 	tests := []struct {
 		cap  string

@@ -15,21 +15,21 @@ import (
 var copyProbe = []struct{ path, login string }{
 	{"/api/", ""},
 	{"/api/svc/v2/posts", ""},
-	{"/api/svc/v2/posts?context=edit&status=publish,draft,private,future,pending&per_page=100", "admin"},
+	{"/api/svc/v2/posts?context=edit&status=publish,draft,private,future,pending&per_page=100", admin},
 	{"/api/svc/v2/posts?orderby=title&order=asc", ""},
 	{"/api/svc/v2/posts?search=apple", ""},
 	{"/api/svc/v2/posts?_embed", ""},
-	{"/api/svc/v2/posts/1?context=edit", "admin"},
-	{"/api/svc/v2/pages?context=edit&status=publish,draft", "admin"},
-	{"/api/svc/v2/users?context=edit", "admin"},
-	{"/api/svc/v2/users/me?context=edit", "admin"},
+	{"/api/svc/v2/posts/1?context=edit", admin},
+	{"/api/svc/v2/pages?context=edit&status=publish,draft", admin},
+	{"/api/svc/v2/users?context=edit", admin},
+	{"/api/svc/v2/users/me?context=edit", admin},
 	{"/api/svc/v2/users", ""},
-	{"/api/svc/v2/categories?context=edit", "admin"},
+	{"/api/svc/v2/categories?context=edit", admin},
 	{"/api/svc/v2/tags", ""},
-	{"/api/svc/v2/comments?context=edit", "admin"},
+	{"/api/svc/v2/comments?context=edit", admin},
 	{"/api/svc/v2/comments", ""},
 	{"/api/svc/v2/types", ""},
-	{"/api/svc/v2/statuses?context=edit", "admin"},
+	{"/api/svc/v2/statuses?context=edit", admin},
 	{"/api/svc/v2/taxonomies", ""},
 	{"/api/svc/v2/media", ""},
 }
@@ -57,7 +57,7 @@ func TestDBCopyRoundTrip(t *testing.T) {
 	t.Parallel()
 	pgURL := storetest.PostgresURL(t) // skips without FOLIO_TEST_DATABASE_URL
 	dir := filepath.Join(t.TempDir(), "site")
-	pass := createAdmin(t, dir)
+	pass := createAdmin(t, "--data", dir)
 	mustRun(t, "user", "create", "--data", dir, "--login", "ed", "--email", "ed@example.com", "--password", "Hook-pass-1234", "--role", "editor")
 
 	// Seed through the API.
@@ -74,13 +74,13 @@ func TestDBCopyRoundTrip(t *testing.T) {
 		{"/api/svc/v2/comments", `{"post":1,"content":"Nice pie"}`},
 	}
 	for _, s := range seed {
-		if code, _, body := apiCall(t, "POST", p.url+s.path, "admin", pass, s.body); code != 201 && code != 404 {
+		if code, _, body := apiCall(t, "POST", p.url+s.path, admin, pass, s.body); code != 201 && code != 404 {
 			t.Fatalf("seed %s: %d %s", s.path, code, body)
 		}
 	}
 	// Deleting the newest post (the page, id 6) leaves the id counter above
 	// the largest id: the copies must keep it.
-	if code, _, body := apiCall(t, "DELETE", p.url+"/api/svc/v2/pages/6?force=true", "admin", pass, ""); code != 200 {
+	if code, _, body := apiCall(t, "DELETE", p.url+"/api/svc/v2/pages/6?force=true", admin, pass, ""); code != 200 {
 		t.Fatalf("delete: %d %s", code, body)
 	}
 	p.stop(t, syscall.SIGTERM)
@@ -106,7 +106,7 @@ func TestDBCopyRoundTrip(t *testing.T) {
 	// page's id is not reused.
 	for _, db := range []string{pgURL, filepath.Join(back, "folio.db")} {
 		n := startServe(t, nil, "--database", db)
-		code, _, body := apiCall(t, "POST", n.url+"/api/svc/v2/posts", "admin", pass, `{"title":"After copy"}`)
+		code, _, body := apiCall(t, "POST", n.url+"/api/svc/v2/posts", admin, pass, `{"title":"After copy"}`)
 		if code != 201 || jsonField(t, body, "id").(float64) != 7 {
 			t.Errorf("%s: new post = %d %s, want id 7", db, code, body)
 		}

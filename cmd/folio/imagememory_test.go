@@ -89,7 +89,7 @@ func TestImageUploadsKeepPeakRSSUnder300MiB(t *testing.T) {
 		t.Skip("processes 64 megapixels of images")
 	}
 	dir := t.TempDir()
-	pass := createAdmin(t, dir)
+	pass := createAdmin(t, "--data", dir)
 	p := startServe(t, nil, "--data", dir)
 	huge := flatPNG(t, 7000, 7000, 16)
 	big := flatPNG(t, 4000, 4000, 8)
@@ -112,7 +112,7 @@ func TestImageUploadsKeepPeakRSSUnder300MiB(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			req, _ := http.NewRequest("POST", p.url+"/api/svc/v2/media", bytes.NewReader(data))
-			req.SetBasicAuth("admin", pass)
+			req.SetBasicAuth(admin, pass)
 			req.Header.Set("Content-Type", "image/png")
 			req.Header.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="img%d.png"`, i))
 			res, err := http.DefaultClient.Do(req)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store/storetest"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // folioBin is the binary built once for the end-to-end tests.
@@ -93,12 +94,30 @@ func mustRun(t *testing.T, args ...string) string {
 	return r.stdout
 }
 
-// createAdmin creates an administrator and an application password and
-// returns the password.
-func createAdmin(t *testing.T, dir string) string {
+// siteArgs returns the flags that put a command on a fresh site for t on
+// the store the tests select (internal/store/storetest): its data
+// directory dir, and with FOLIO_TEST_DATABASE_URL also --database naming
+// a new PostgreSQL schema, dropped when t ends.
+func siteArgs(t *testing.T, dir string) []string {
 	t.Helper()
-	mustRun(t, "user", "create", "--data", dir, "--login", "admin", "--email", "admin@example.com", "--password", "Hook-pass-1234", "--role", "administrator")
-	out := mustRun(t, "user", "app-password", "--data", dir, "--login", "admin")
+	if storetest.Backend() == "postgres" {
+		return []string{"--data", dir, "--database", storetest.PostgresURL(t)}
+	}
+	return []string{"--data", dir}
+}
+
+// admin is the administrator createAdmin makes, named as internal/testkit
+// names its users.
+const admin = "administrator"
+
+// createAdmin creates the administrator admin (password
+// testkit.Password(admin)) and an application password on the site the
+// flags name (--data dir, or siteArgs), and returns the application
+// password.
+func createAdmin(t *testing.T, site ...string) string {
+	t.Helper()
+	mustRun(t, append(append([]string{"user", "create"}, site...), "--login", admin, "--email", admin+"@example.com", "--password", testkit.Password(admin), "--role", "administrator")...)
+	out := mustRun(t, append(append([]string{"user", "app-password"}, site...), "--login", admin)...)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	return lines[len(lines)-1]
 }
@@ -191,7 +210,11 @@ func TestDatabaseCommandsFail(t *testing.T) {
 func TestUserCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out := mustRun(t, "user", "create", "--data", dir, "--login", "Jane.Doe", "--email", "jane@example.com", "--password", "Hook-pass-1234", "--role", "editor")
+	site := siteArgs(t, dir)
+	user := func(sub string, args ...string) []string {
+		return append(append([]string{"user", sub}, site...), args...)
+	}
+	out := mustRun(t, user("create", "--login", "Jane.Doe", "--email", "jane@example.com", "--password", testkit.Password("Jane.Doe"), "--role", "editor")...)
 	id, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 	if err != nil || id <= 0 || strings.Count(out, "\n") != 1 {
 		t.Fatalf("user create printed %q, want one id line", out)
@@ -202,25 +225,25 @@ func TestUserCommands(t *testing.T) {
 		{"same email", "jane2", "jane@example.com", `email "jane@example.com" already exists`},
 	}
 	for _, d := range dups {
-		r := run(t, nil, "user", "create", "--data", dir, "--login", d.login, "--email", d.email, "--password", "Hook-pass-1234", "--role", "author")
+		r := run(t, nil, user("create", "--login", d.login, "--email", d.email, "--password", testkit.Password(d.login), "--role", "author")...)
 		if r.code != 1 || !strings.Contains(r.stderr, d.want) || r.stdout != "" {
 			t.Errorf("%s: exit %d stdout %q stderr %q", d.name, r.code, r.stdout, r.stderr)
 		}
 	}
 
-	out2 := mustRun(t, "user", "create", "--data", dir, "--login", "bob", "--email", "bob@example.com", "--password", "Hook-pass-1234", "--role", "subscriber")
+	out2 := mustRun(t, user("create", "--login", "bob", "--email", "bob@example.com", "--password", testkit.Password("bob"), "--role", "subscriber")...)
 	id2, _ := strconv.ParseInt(strings.TrimSpace(out2), 10, 64)
 	if id2 <= id {
 		t.Errorf("second id %d not after first %d", id2, id)
 	}
 
-	pw1 := strings.TrimSpace(lastLineOf(mustRun(t, "user", "app-password", "--data", dir, "--login", "bob")))
-	pw2 := strings.TrimSpace(lastLineOf(mustRun(t, "user", "app-password", "--data", dir, "--login", "bob", "--name", "phone")))
+	pw1 := strings.TrimSpace(lastLineOf(mustRun(t, user("app-password", "--login", "bob")...)))
+	pw2 := strings.TrimSpace(lastLineOf(mustRun(t, user("app-password", "--login", "bob", "--name", "phone")...)))
 	if len(strings.ReplaceAll(pw1, " ", "")) < 16 || pw1 == pw2 {
 		t.Errorf("app passwords %q and %q", pw1, pw2)
 	}
 
-	list := mustRun(t, "user", "list", "--data", dir)
+	list := mustRun(t, user("list")...)
 	lines := strings.Split(strings.TrimRight(list, "\n"), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("user list has %d lines:\n%s", len(lines), list)
@@ -236,6 +259,14 @@ func TestUserCommands(t *testing.T) {
 		}
 	}
 
+	if storetest.Backend() == "postgres" {
+		// FOLIO_DATABASE_URL selects the same site.
+		r := run(t, []string{"FOLIO_DATABASE_URL=" + site[3]}, "user", "list")
+		if r.code != 0 || !strings.Contains(r.stdout, "jane@example.com") || !strings.Contains(r.stdout, "bob@example.com") {
+			t.Errorf("user list with FOLIO_DATABASE_URL: exit %d, %q %q", r.code, r.stdout, r.stderr)
+		}
+		return
+	}
 	// FOLIO_DATA selects the same site.
 	r := run(t, []string{"FOLIO_DATA=" + dir}, "user", "list")
 	if r.code != 0 || !strings.Contains(r.stdout, "jane@example.com") {
@@ -369,13 +400,13 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 
 	// Users can be created while the server runs on the same database.
-	pass := createAdmin(t, dir)
+	pass := createAdmin(t, "--data", dir)
 
 	post := func(auth bool) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", p.url+"/api/svc/v2/posts", strings.NewReader(`{"title":"Hello from the test","content":"Body text","status":"publish"}`))
 		req.Header.Set("Content-Type", "application/json")
 		if auth {
-			req.SetBasicAuth("admin", pass)
+			req.SetBasicAuth(admin, pass)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -418,8 +449,13 @@ func TestServeEndToEnd(t *testing.T) {
 func TestServeStopsOnSIGINTAndKeepsNoHintWithAdmin(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	createAdmin(t, dir)
-	p := startServe(t, []string{"FOLIO_DATA=" + dir, "FOLIO_COMPAT=wordpress"})
+	site := siteArgs(t, dir)
+	createAdmin(t, site...)
+	env := []string{"FOLIO_DATA=" + dir, "FOLIO_COMPAT=wordpress"}
+	if len(site) == 4 {
+		env = append(env, "FOLIO_DATABASE_URL="+site[3])
+	}
+	p := startServe(t, env)
 	resp, err := http.Get(p.url + "/wp-json/wp/v2/posts")
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +487,7 @@ rest_base = "books"
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startServe(t, nil, "--data", filepath.Join(dir, "data"), "--config", cfg)
+	p := startServe(t, nil, append(siteArgs(t, filepath.Join(dir, "data")), "--config", cfg)...)
 	defer p.stop(t, syscall.SIGTERM)
 	resp, err := http.Get(p.url + "/api/svc/v2/books")
 	if err != nil {

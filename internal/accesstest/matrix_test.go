@@ -4,18 +4,10 @@
 package accesstest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"image"
-	"image/png"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -29,9 +21,8 @@ import (
 	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/rest"
-	"github.com/folio-server/folio/internal/server"
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/storetest"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 // The access-control matrix: a site holding one fixture of every state a
@@ -51,11 +42,11 @@ import (
 
 // matrixLogins are the callers: "" is anonymous; author2 is a second
 // author ("other author").
-var matrixLogins = []string{"", "subscriber", "contributor", "author", "author2", "editor", "admin"}
+var matrixLogins = []string{"", "subscriber", "contributor", "author", "author2", "editor", "administrator"}
 
 var matrixRoles = map[string]string{
 	"subscriber": "subscriber", "contributor": "contributor", "author": "author",
-	"author2": "author", "editor": "editor", "admin": "administrator",
+	"author2": "author", "editor": "editor", "administrator": "administrator",
 }
 
 // secret is a token and the logins that may see it.
@@ -66,10 +57,9 @@ type secret struct {
 }
 
 type matrixSite struct {
+	*testkit.Site
 	t       *testing.T
-	s       *server.Server
 	names   rest.Names
-	apps    map[string]string   // login → application password
 	ids     map[string]int64    // fixture name → id
 	kinds   map[string][]string // route base → ids of that kind
 	uuids   map[string]string   // login → application password uuid
@@ -95,25 +85,16 @@ func TestAccessControlMatrix(t *testing.T) {
 
 func newMatrixSite(t *testing.T, compat string) *matrixSite {
 	t.Helper()
-	cfg := config.Default()
-	cfg.DataDir = filepath.Join(t.TempDir(), "data")
-	if storetest.Backend() == "postgres" {
-		cfg.DatabaseURL = storetest.PostgresURL(t)
-	}
-	cfg.Compat = compat
-	off := false
-	cfg.Cache.Responses = &off   // every answer computed, every tag from the route
-	cfg.Limits.RateLimits = &off // thousands of requests a second from one address
-	cfg.PostTypes = []config.PostType{{Name: "book", RestBase: "books", Supports: []string{"title", "editor", "author", "excerpt", "comments", "revisions"}}}
-	if err := cfg.Normalize(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := server.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	m := &matrixSite{t: t, s: s, names: s.Names(), apps: map[string]string{}, ids: map[string]int64{}, kinds: map[string][]string{},
+	// The kit's users are not used: the matrix's users carry tokens in
+	// their logins, emails and names (seed). The kit turns the rate limits
+	// off, as thousands of requests a second come from one address.
+	s := testkit.New(t, testkit.NoUsers(), testkit.Config(func(cfg *config.Config) {
+		cfg.Compat = compat
+		off := false
+		cfg.Cache.Responses = &off // every answer computed, every tag from the route
+		cfg.PostTypes = []config.PostType{{Name: "book", RestBase: "books", Supports: []string{"title", "editor", "author", "excerpt", "comments", "revisions"}}}
+	}))
+	m := &matrixSite{Site: s, t: t, names: s.Server.Names(), ids: map[string]int64{}, kinds: map[string][]string{},
 		uuids: map[string]string{}, sess: map[string]string{}}
 	m.seed()
 	return m
@@ -135,37 +116,25 @@ func (m *matrixSite) hide(name, kind string, who ...string) string {
 func (m *matrixSite) seed() {
 	t := m.t
 	ctx := context.Background()
-	st := m.s.Store()
+	st := m.Store()
 	uids := map[string]int64{}
 	for _, login := range matrixLogins[1:] {
-		hash, err := auth.HashPassword("pw-" + login + "-long")
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &store.User{
-			Login:     m.hide("login"+login, "text", login, "admin"),
-			Email:     m.hide("mail"+login, "useremail", login, "admin") + "@example.org",
-			FirstName: m.hide("first"+login, "text", login, "admin"),
-			Nicename:  login, DisplayName: "User " + login, PassHash: hash,
-			Registered: time.Now().UTC(), Roles: []string{matrixRoles[login]},
-		}
-		if err := st.InsertUser(ctx, u); err != nil {
-			t.Fatal(err)
-		}
+		u := m.AddUserWith(m.hide("login"+login, "text", login, "administrator"), matrixRoles[login], func(u *store.User) {
+			u.Email = m.hide("mail"+login, "useremail", login, "administrator") + "@example.org"
+			u.FirstName = m.hide("first"+login, "text", login, "administrator")
+			u.Nicename, u.DisplayName = login, "User "+login
+		})
 		uids[login] = u.ID
-		plain, phash, err := auth.GenerateAppPassword()
-		if err != nil {
-			t.Fatal(err)
+		// An application password whose name is a token, made by its user.
+		ap := m.write(login, "POST", "users/me/application-passwords", map[string]any{"name": m.hide("app"+login, "text", login, "administrator")}, 201)
+		uuid, _ := ap["uuid"].(string)
+		if uuid == "" {
+			t.Fatalf("no uuid in %v", ap)
 		}
-		uuid := fmt.Sprintf("0000000%d-1111-4222-8333-444455556666", u.ID%10)
-		ap := &store.AppPassword{UUID: uuid, UserID: u.ID, Name: m.hide("app"+login, "text", login, "admin"), Hash: phash, Created: time.Now().UTC()}
-		if err := st.InsertAppPassword(ctx, ap); err != nil {
-			t.Fatal(err)
-		}
-		m.apps[login], m.uuids[login] = plain, uuid
+		m.uuids[login] = uuid
 		sess := &store.Session{TokenHash: auth.HashSessionToken("token-" + login), UserID: u.ID,
 			Created: time.Now().UTC().Truncate(time.Second), Expires: time.Now().Add(time.Hour).UTC().Truncate(time.Second),
-			LastSeen: time.Now().UTC().Truncate(time.Second), IP: "10.20.30.40", UserAgent: m.hide("agent"+login, "text", login, "admin")}
+			LastSeen: time.Now().UTC().Truncate(time.Second), IP: "10.20.30.40", UserAgent: m.hide("agent"+login, "text", login, "administrator")}
 		if err := st.CreateSession(ctx, sess); err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +144,7 @@ func (m *matrixSite) seed() {
 		m.ids["user:"+login] = uids[login]
 		m.kind("users", uids[login])
 	}
-	readersA := []string{"author", "editor", "admin"}
+	readersA := []string{"author", "editor", "administrator"}
 
 	// Posts of every state, and a public control post.
 	pub := m.create("author", "posts", map[string]any{"title": "Public canpub", "content": m.hide("revold", "text", readersA...), "status": "publish"})
@@ -191,9 +160,9 @@ func (m *matrixSite) seed() {
 	m.ids["protected"] = m.create("author", "posts", map[string]any{"title": "Protected canprot", "status": "publish",
 		"content": m.hide("protbody", "text", readersA...), "excerpt": m.hide("protexcerpt", "text", readersA...),
 		"password": m.hide("protpw", "text", readersA...)})
-	m.ids["draftC"] = m.create("contributor", "posts", map[string]any{"title": m.hide("draftc", "text", "contributor", "editor", "admin"), "status": "draft"})
-	m.ids["privateB"] = m.create("author2", "posts", map[string]any{"content": m.hide("privateb", "text", "author2", "editor", "admin"), "title": "b", "status": "private"})
-	m.ids["pagePrivate"] = m.create("editor", "pages", map[string]any{"title": m.hide("pageprivate", "text", "editor", "admin"), "status": "private"})
+	m.ids["draftC"] = m.create("contributor", "posts", map[string]any{"title": m.hide("draftc", "text", "contributor", "editor", "administrator"), "status": "draft"})
+	m.ids["privateB"] = m.create("author2", "posts", map[string]any{"content": m.hide("privateb", "text", "author2", "editor", "administrator"), "title": "b", "status": "private"})
+	m.ids["pagePrivate"] = m.create("editor", "pages", map[string]any{"title": m.hide("pageprivate", "text", "editor", "administrator"), "status": "private"})
 	m.ids["book"] = m.create("author", "books", map[string]any{"title": m.hide("bookdraft", "text", readersA...), "status": "draft"})
 	for _, name := range []string{"pub", "draft", "pending", "private", "future", "trash", "protected", "draftC", "privateB"} {
 		m.kind("posts", m.ids[name])
@@ -201,7 +170,7 @@ func (m *matrixSite) seed() {
 	m.kind("pages", m.ids["pagePrivate"])
 	m.kind("books", m.ids["book"])
 	var revs []map[string]any
-	if err := json.Unmarshal(m.request("admin", "GET", m.api("posts/"+strconv.FormatInt(pub, 10)+"/revisions"), nil).Body.Bytes(), &revs); err != nil || len(revs) == 0 {
+	if err := json.Unmarshal(m.request("administrator", "GET", m.api("posts/"+strconv.FormatInt(pub, 10)+"/revisions"), nil).Body, &revs); err != nil || len(revs) == 0 {
 		t.Fatalf("no revisions of the public post: %v", err)
 	}
 	for _, r := range revs {
@@ -221,7 +190,7 @@ func (m *matrixSite) seed() {
 
 	// Comments: approved with a hidden address, held, spam, on a private
 	// post, on a protected post, and one held comment of the subscriber.
-	mods := []string{"editor", "admin"}
+	mods := []string{"editor", "administrator"}
 	m.comment("ok", &store.Comment{PostID: pub, AuthorName: "Canvisitor", Content: "Visible comment",
 		AuthorEmail: m.hide("cmail", "email", mods...) + "@example.org", AuthorIP: "10.66.77.88",
 		AuthorUserAgent: m.hide("cagent", "text", mods...), Approved: store.CommentApproved})
@@ -231,11 +200,11 @@ func (m *matrixSite) seed() {
 	m.comment("onPrivate", &store.Comment{PostID: m.ids["private"], AuthorName: "v", Content: m.hide("cmprivate", "text", readersA...), Approved: store.CommentApproved})
 	m.comment("onProtected", &store.Comment{PostID: m.ids["protected"], AuthorName: "v", Content: m.hide("cmprotected", "text", readersA...), Approved: store.CommentApproved})
 	m.comment("heldSub", &store.Comment{PostID: pub, AuthorID: uids["subscriber"], AuthorName: "User subscriber",
-		Content: m.hide("heldsub", "text", "subscriber", "author", "editor", "admin"), Approved: store.CommentHeld})
+		Content: m.hide("heldsub", "text", "subscriber", "author", "editor", "administrator"), Approved: store.CommentHeld})
 
 	// A webhook: only administrators (manage_options) see it; its secret
 	// nobody does.
-	wh := &store.Webhook{URL: "https://hooks.example.org/" + m.hide("hookurl", "text", "admin"), Events: []string{"*"},
+	wh := &store.Webhook{URL: "https://hooks.example.org/" + m.hide("hookurl", "text", "administrator"), Events: []string{"*"},
 		Secret: m.hide("hooksecret", "text"), Active: true, Created: time.Now().UTC(), Modified: time.Now().UTC()}
 	if err := st.InsertWebhook(ctx, wh); err != nil {
 		t.Fatal(err)
@@ -248,28 +217,25 @@ func (m *matrixSite) api(route string) string {
 	return m.names.Prefix + "/" + m.names.Namespace + "/" + route
 }
 
-// request sends one request as login and returns the recorder.
-func (m *matrixSite) request(login, method, target string, body []byte, hdr ...string) *httptest.ResponseRecorder {
-	var rd io.Reader
-	if body != nil {
-		rd = strings.NewReader(string(body))
-	}
-	r := httptest.NewRequest(method, "http://matrix.test"+target, rd)
-	if body != nil {
-		r.Header.Set("Content-Type", "application/json")
-	}
+// request sends one request as login (a matrix login, "" anonymous) with
+// an optional JSON body and header pairs, and counts it.
+func (m *matrixSite) request(login, method, target string, body []byte, hdr ...string) *testkit.Response {
+	m.t.Helper()
 	if login != "" {
-		r.SetBasicAuth(m.loginName(login), m.apps[login])
+		login = m.loginName(login)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		r.Header.Set(hdr[i], hdr[i+1])
+	args := []any{body}
+	if body == nil {
+		args[0] = nil
 	}
-	w := httptest.NewRecorder()
-	m.s.Handler().ServeHTTP(w, r)
+	for _, h := range hdr {
+		args = append(args, h)
+	}
+	r := m.Do(method, target, login, args...)
 	if m.count != nil {
 		m.count.Add(1)
 	}
-	return w
+	return r
 }
 
 func (m *matrixSite) loginName(login string) string { return tok("login" + login) }
@@ -284,11 +250,11 @@ func (m *matrixSite) write(login, method, route string, body any, want int) map[
 		}
 	}
 	w := m.request(login, method, m.api(route), b)
-	if w.Code != want {
-		m.t.Fatalf("%s %s as %s: %d, want %d: %s", method, route, login, w.Code, want, w.Body)
+	if w.Status != want {
+		m.t.Fatalf("%s %s as %s: %d, want %d: %s", method, route, login, w.Status, want, w.Body)
 	}
 	var out map[string]any
-	_ = json.Unmarshal(w.Body.Bytes(), &out)
+	_ = json.Unmarshal(w.Body, &out)
 	return out
 }
 
@@ -301,26 +267,13 @@ func (m *matrixSite) create(login, route string, body map[string]any) int64 {
 
 func (m *matrixSite) upload(login, title string, parent int64) int64 {
 	m.t.Helper()
-	target := m.api("media")
+	id := m.Upload(m.loginName(login), title+".png", "image/png", testkit.PNG(8, 8)).WantStatus(201).Object()["id"].(float64)
+	body := map[string]any{"title": title}
 	if parent != 0 {
-		target += "?post=" + strconv.FormatInt(parent, 10)
+		body["post"] = parent
 	}
-	r := httptest.NewRequest("POST", "http://matrix.test"+target, strings.NewReader(string(pngFile(m.t, 8, 8))))
-	r.Header.Set("Content-Type", "image/png")
-	r.Header.Set("Content-Disposition", `attachment; filename="`+title+`.png"`)
-	r.SetBasicAuth(m.loginName(login), m.apps[login])
-	rec := httptest.NewRecorder()
-	m.s.Handler().ServeHTTP(rec, r)
-	if rec.Code != 201 {
-		m.t.Fatalf("upload %s: %d %s", title, rec.Code, rec.Body)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-		m.t.Fatal(err)
-	}
-	id := int64(out["id"].(float64))
-	m.write(login, "PUT", "media/"+strconv.FormatInt(id, 10), map[string]any{"title": title}, 200)
-	return id
+	m.write(login, "PUT", "media/"+strconv.FormatInt(int64(id), 10), body, 200)
+	return int64(id)
 }
 
 func (m *matrixSite) comment(name string, c *store.Comment) {
@@ -328,7 +281,7 @@ func (m *matrixSite) comment(name string, c *store.Comment) {
 	c.Type = "comment"
 	c.Date = time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
 	c.DateGMT = c.Date
-	if err := m.s.Store().InsertComment(context.Background(), c); err != nil {
+	if err := m.Store().InsertComment(context.Background(), c); err != nil {
 		m.t.Fatal(err)
 	}
 	m.ids["comment:"+name] = c.ID
@@ -344,10 +297,7 @@ type matrixRoute struct {
 
 // routes reads the index of the API root: every registered route.
 func (m *matrixSite) routes() []matrixRoute {
-	w := m.request("", "GET", m.names.Prefix+"/", nil)
-	if w.Code != 200 {
-		m.t.Fatalf("index: %d", w.Code)
-	}
+	w := m.request("", "GET", m.names.Prefix+"/", nil).WantStatus(200)
 	var idx struct {
 		Routes map[string]struct {
 			Endpoints []struct {
@@ -356,9 +306,7 @@ func (m *matrixSite) routes() []matrixRoute {
 			}
 		}
 	}
-	if err := json.Unmarshal(w.Body.Bytes(), &idx); err != nil {
-		m.t.Fatal(err)
-	}
+	w.Decode(&idx)
 	var out []matrixRoute
 	for pattern, r := range idx.Routes {
 		mr := matrixRoute{pattern: pattern, args: map[string]bool{}}
@@ -427,7 +375,7 @@ func (m *matrixSite) paths(pattern string) []string {
 			switch {
 			case name == "uuid" || name == "session_id":
 				own := m.ownerOf(prefix)
-				for _, login := range []string{own, "admin"} {
+				for _, login := range []string{own, "administrator"} {
 					if name == "uuid" {
 						next = append(next, prefix+lit+m.uuids[login])
 					} else {
@@ -456,8 +404,8 @@ func (m *matrixSite) paths(pattern string) []string {
 	return out
 }
 
-// ownerOf returns the login whose user id (or "me": admin's own) ends the
-// path prefix, "admin" when none does.
+// ownerOf returns the login whose user id (or "me": the administrator's
+// own) ends the path prefix, "administrator" when none does.
 func (m *matrixSite) ownerOf(prefix string) string {
 	segs := strings.Split(strings.Trim(prefix, "/"), "/")
 	last := segs[len(segs)-1]
@@ -466,27 +414,27 @@ func (m *matrixSite) ownerOf(prefix string) string {
 			return login
 		}
 	}
-	return "admin"
+	return "administrator"
 }
 
 // total returns the collection total of an answer, "" when it has none.
 // The header keeps the spec's spelling, which http.Header.Get would not
 // find.
-func (m *matrixSite) total(w *httptest.ResponseRecorder) string {
-	if v := w.Header()[m.names.TotalHeader()]; len(v) > 0 {
+func (m *matrixSite) total(w *testkit.Response) string {
+	if v := w.Header[m.names.TotalHeader()]; len(v) > 0 {
 		return v[0]
 	}
-	return w.Header().Get(m.names.TotalHeader())
+	return w.Header.Get(m.names.TotalHeader())
 }
 
 // check asserts that an answer to login holds no token it may not see.
 // Tokens the request itself names (a search) are not looked for in the
 // body, where an error message may repeat them.
-func (m *matrixSite) check(login, what string, w *httptest.ResponseRecorder, asked string) {
+func (m *matrixSite) check(login, what string, w *testkit.Response, asked string) {
 	m.t.Helper()
-	body := strings.ToLower(w.Body.String())
-	if w.Code >= 500 && w.Code != http.StatusNotImplemented {
-		m.t.Errorf("%s as %q: %d %s", what, login, w.Code, w.Body)
+	body := strings.ToLower(string(w.Body))
+	if w.Status >= 500 && w.Status != http.StatusNotImplemented {
+		m.t.Errorf("%s as %q: %d %s", what, login, w.Status, w.Body)
 		return
 	}
 	for _, s := range m.secrets {
@@ -494,9 +442,9 @@ func (m *matrixSite) check(login, what string, w *httptest.ResponseRecorder, ask
 			continue
 		}
 		if strings.Contains(body, s.token) {
-			m.t.Errorf("LEAK %s as %q (%d): %s appears", what, login, w.Code, s.token)
+			m.t.Errorf("LEAK %s as %q (%d): %s appears", what, login, w.Status, s.token)
 		}
-		for k, vs := range w.Header() {
+		for k, vs := range w.Header {
 			for _, v := range vs {
 				if strings.Contains(strings.ToLower(v), s.token) {
 					m.t.Errorf("LEAK %s as %q: %s in header %s", what, login, s.token, k)
@@ -504,17 +452,17 @@ func (m *matrixSite) check(login, what string, w *httptest.ResponseRecorder, ask
 			}
 		}
 	}
-	if w.Code == 200 && strings.HasPrefix(body, "[") {
+	if w.Status == 200 && strings.HasPrefix(body, "[") {
 		// A collection: the total counts what is listed (per_page=100
 		// holds the whole of these small fixtures).
 		if total := m.total(w); total != "" && strings.Contains(what, "per_page=100") {
 			var items []any
-			if err := json.Unmarshal(w.Body.Bytes(), &items); err == nil && total != strconv.Itoa(len(items)) {
+			if err := json.Unmarshal(w.Body, &items); err == nil && total != strconv.Itoa(len(items)) {
 				m.t.Errorf("COUNT %s as %q: %s is %s, %d listed", what, login, m.names.TotalHeader(), total, len(items))
 			}
 		}
 	}
-	if login != "" && w.Header().Get("ETag") != "" {
+	if login != "" && w.Header.Get("ETag") != "" {
 		m.t.Errorf("%s as %q: a signed-in answer has an ETag", what, login)
 	}
 }
@@ -557,9 +505,9 @@ func (m *matrixSite) run() {
 							target := m.names.Prefix + p + "?" + v
 							w := m.request(login, "GET", target, nil)
 							m.check(login, "GET "+p+"?"+v, w, "")
-							if login == "" && w.Code == 200 && w.Header().Get("ETag") != "" {
+							if login == "" && w.Status == 200 && w.Header.Get("ETag") != "" {
 								tagsMu.Lock()
-								tags = append(tags, anonTag{target, w.Header().Get("ETag")})
+								tags = append(tags, anonTag{target, w.Header.Get("ETag")})
 								tagsMu.Unlock()
 							}
 						}
@@ -577,10 +525,10 @@ func (m *matrixSite) run() {
 	m.t.Run("tags", func(t *testing.T) {
 		m.create("author", "posts", map[string]any{"title": "Another hidden draft", "status": "draft"})
 		for _, at := range tags {
-			if w := m.request("", "GET", at.target, nil, "If-None-Match", at.tag); w.Code != http.StatusNotModified {
-				t.Errorf("TAG GET %s: %d after a hidden write, want 304 (the tag reveals the write)", at.target, w.Code)
+			if w := m.request("", "GET", at.target, nil, "If-None-Match", at.tag); w.Status != http.StatusNotModified {
+				t.Errorf("TAG GET %s: %d after a hidden write, want 304 (the tag reveals the write)", at.target, w.Status)
 			}
-			if w := m.request("subscriber", "GET", at.target, nil, "If-None-Match", at.tag); w.Code == http.StatusNotModified {
+			if w := m.request("subscriber", "GET", at.target, nil, "If-None-Match", at.tag); w.Status == http.StatusNotModified {
 				t.Errorf("TAG GET %s as subscriber: 304 from an anonymous tag", at.target)
 			}
 		}
@@ -644,20 +592,11 @@ func (m *matrixSite) filters(login string, rt matrixRoute, p string) {
 			target := m.names.Prefix + p + "?per_page=100&" + q
 			w := m.request(login, "GET", target, nil)
 			m.check(login, "GET "+p+"?"+q, w, s.token)
-			if w.Code == 200 {
+			if w.Status == 200 {
 				if total := m.total(w); total != "0" {
 					m.t.Errorf("ORACLE GET %s?%s as %q: %s is %s for a hidden token", p, q, login, m.names.TotalHeader(), total)
 				}
 			}
 		}
 	}
-}
-
-// pngFile returns a w×h PNG.
-func pngFile(t *testing.T, w, h int) []byte {
-	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, w, h))); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }

@@ -25,8 +25,18 @@ type rules struct {
 
 func newRules(t *testing.T) *rules {
 	t.Helper()
+	return newRulesWith(t, nil)
+}
+
+// newRulesWith is newRules on a configuration mod changes.
+func newRulesWith(t *testing.T, mod func(*config.Config)) *rules {
+	t.Helper()
 	db := storetest.Open(t)
-	site, err := content.NewSite(db, config.Default())
+	cfg := config.Default()
+	if mod != nil {
+		mod(cfg)
+	}
+	site, err := content.NewSite(db, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,7 @@
 package frontend_test
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -19,7 +15,7 @@ import (
 )
 
 // visitors are the reader's callers in the matrix: "" is anonymous.
-var visitors = []string{"", "subscriber", "author", "editor", "admin"}
+var visitors = []string{"", "subscriber", "author", "editor", "administrator"}
 
 // secret is a token in one fixture and who may see it through the reader.
 type secret struct {
@@ -32,41 +28,11 @@ var everyone = visitors
 // articleRE matches the posts of a list page.
 var articleRE = regexp.MustCompile(`(?s)<article.*?</article>`)
 
-// pngBytes is a small PNG image.
-func pngBytes(t *testing.T) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 8, 6))
-	for x := range 8 {
-		img.Set(x, x%6, color.RGBA{R: 200, A: 255})
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // upload creates an attachment of parent with title.
 func (e *env) upload(login string, parent int64, title string) int64 {
-	e.t.Helper()
-	req, _ := http.NewRequest("POST", e.http.URL+"/api/svc/v2/media", bytes.NewReader(pngBytes(e.t)))
-	req.Header.Set("Content-Type", "image/png")
-	req.Header.Set("Content-Disposition", `attachment; filename="pic.png"`)
-	req.SetBasicAuth(login, e.apps[login])
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != 201 {
-		e.t.Fatalf("upload: %d", res.StatusCode)
-	}
-	var list []map[string]any
-	e.api("GET", "/media?context=edit&per_page=100&orderby=id&order=desc", login, nil, &list)
-	id := int64(list[0]["id"].(float64))
-	var out map[string]any
-	if st := e.api("POST", "/media/"+itoa(id), login, map[string]any{"title": title, "post": parent, "alt_text": title + " alt"}, &out); st != 200 {
-		e.t.Fatalf("update media: %d %v", st, out)
-	}
+	e.T.Helper()
+	id := e.Media(login, "pic.png")
+	e.Do("POST", e.API("/media/%d", id), login, map[string]any{"title": title, "post": parent, "alt_text": title + " alt"}).WantStatus(200)
 	return id
 }
 
@@ -110,43 +76,39 @@ func TestReaderShowsEachVisitorWhatTheAPIWouldAndNothingElse(t *testing.T) {
 	draft := add("posts", "author", map[string]any{"title": hide("zqdraftx"), "content": "draft body", "status": "draft"})
 	add("posts", "author", map[string]any{"title": hide("zqpendingx"), "status": "pending"})
 	add("posts", "editor", map[string]any{"title": hide("zqfuturex"), "status": "future", "date": "2099-01-01T00:00:00"})
-	add("posts", "editor", map[string]any{"title": hide("zqprivatex", "editor", "admin"), "status": "private", "categories": []int64{cat}})
-	add("posts", "author", map[string]any{"title": hide("zqauthorprivx", "author", "editor", "admin"), "status": "private"})
+	add("posts", "editor", map[string]any{"title": hide("zqprivatex", "editor", "administrator"), "status": "private", "categories": []int64{cat}})
+	add("posts", "author", map[string]any{"title": hide("zqauthorprivx", "author", "editor", "administrator"), "status": "private"})
 	protected := add("posts", "editor", map[string]any{"title": hide("zqprotitlex", everyone...), "content": hide("zqprotextx"),
 		"excerpt": hide("zqprotexcerptx"), "password": "open-sesame", "status": "publish", "tags": []int64{tag}})
 	trashed := add("posts", "editor", map[string]any{"title": hide("zqtrashx"), "status": "publish", "tags": []int64{tag}})
-	if st := e.api("DELETE", "/posts/"+itoa(trashed), "editor", nil, nil); st != 200 {
-		t.Fatalf("trash: %d", st)
-	}
+	e.Do("DELETE", e.API("/posts/%d", trashed), "editor").WantStatus(200)
 	parentPage := add("pages", "editor", map[string]any{"title": hide("zqpagex", everyone...), "status": "publish"})
 	add("pages", "editor", map[string]any{"title": hide("zqchildpagex", everyone...), "status": "publish", "parent": parentPage})
-	add("pages", "editor", map[string]any{"title": hide("zqprivpagex", "editor", "admin"), "status": "private"})
+	add("pages", "editor", map[string]any{"title": hide("zqprivpagex", "editor", "administrator"), "status": "private"})
 	add("pages", "editor", map[string]any{"title": hide("zqdraftpagex"), "status": "draft"})
 	add("books", "editor", map[string]any{"title": hide("zqbookx", everyone...), "status": "publish", "genres": []int64{genre}})
 	add("books", "editor", map[string]any{"title": hide("zqdraftbookx"), "status": "draft", "genres": []int64{genre}})
 
 	comment := func(post int64, text, status string, parent int64) {
-		var out map[string]any
-		body := map[string]any{"post": post, "content": text, "author_name": "Visitor", "author_email": "visitor-zqcmailx@example.com", "status": status, "parent": parent}
-		if st := e.api("POST", "/comments", "admin", body, &out); st != 201 {
-			t.Fatalf("comment: %d %v", st, out)
-		}
+		e.Comment("administrator", post, text, map[string]any{"author_name": "Visitor", "author_email": "visitor-zqcmailx@example.com", "status": status, "parent": parent})
 	}
 	hide("zqcmailx")
-	hide("zqmailx")
+	for login := range e.Users {
+		hide(e.email(login)) // no user's email address is shown
+	}
 	comment(pub, "Nice "+hide("zqapprovedx", everyone...), "approved", 0)
 	comment(pub, hide("zqheldx"), "hold", 0)
 	comment(pub, hide("zqspamx"), "spam", 0)
 	comment(protected, hide("zqprotcommentx"), "approved", 0)
 	comment(draft, hide("zqdraftcommentx"), "approved", 0)
 	ids = append(ids, e.upload("author", pub, hide("zqpubmediax", everyone...)), e.upload("author", draft, hide("zqdraftmediax")))
-	lurker := &store.User{Login: "lurker", Email: "lurker@example.com", Nicename: "lurker", DisplayName: hide("zqlurkerx", "author", "editor", "admin"), // as GET /users/<id>: authors are listed to those who write
+	lurker := &store.User{Login: "lurker", Email: "lurker@example.com", Nicename: "lurker", DisplayName: hide("zqlurkerx", "author", "editor", "administrator"), // as GET /users/<id>: authors are listed to those who write
 		Registered: time.Now().UTC(), Roles: []string{"author"}}
-	if err := e.srv.Store().InsertUser(ctx, lurker); err != nil {
+	if err := e.Store().InsertUser(ctx, lurker); err != nil {
 		t.Fatal(err)
 	}
 
-	targets := []string{"/", "/page/2/", "/?s=zq", "/?s=", "/author/lurker/", "/author/author/", "/author/editor/", "/author/admin/"}
+	targets := []string{"/", "/page/2/", "/?s=zq", "/?s=", "/author/lurker/", "/author/author/", "/author/editor/", "/author/administrator/"}
 	for _, s := range secrets {
 		targets = append(targets, "/?s="+s.token)
 	}

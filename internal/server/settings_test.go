@@ -25,6 +25,9 @@ type settingsNodes struct {
 	appPwd string
 }
 
+// compatModes are the two naming modes.
+var compatModes = []struct{ name, compat string }{{"default", ""}, {"wordpress", config.CompatWordPress}}
+
 func newSettingsNodes(t *testing.T, compat string) *settingsNodes {
 	t.Helper()
 	cfg := config.Default()

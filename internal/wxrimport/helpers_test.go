@@ -2,51 +2,48 @@ package wxrimport_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
-	"github.com/folio-server/folio/internal/endpoints"
 	"github.com/folio-server/folio/internal/media"
-	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/storetest"
+	"github.com/folio-server/folio/internal/testkit"
 	"github.com/folio-server/folio/internal/wxrimport"
 )
 
 // fixtures is the folder of the real WordPress exports.
 const fixtures = "../../testdata/wxr"
 
-// env is a site on a fresh store (SQLite, or PostgreSQL when
-// FOLIO_TEST_DATABASE_URL is set) with its REST API served over HTTP.
+// env is a site to import into: a whole server (internal/testkit) on a
+// fresh store (SQLite, or PostgreSQL when FOLIO_TEST_DATABASE_URL is set),
+// without users, or (bareSite) the content site alone on a store the test
+// wraps.
 type env struct {
-	t    testing.TB
-	db   store.Store
-	site *content.Site
-	srv  *httptest.Server
+	*testkit.Site // nil for a bare site
+	t             testing.TB
+	db            store.Store
+	site          *content.Site
 }
 
-func newEnv(t testing.TB, mutate ...func(*config.Config)) *env {
+// newEnv starts a site titled "Imported" with no users (an import creates
+// its authors), changed by opts.
+func newEnv(t testing.TB, opts ...testkit.Option) *env {
 	t.Helper()
-	db := storetest.Open(t)
-	return newEnvOn(t, db, mutate...)
+	opts = append([]testkit.Option{testkit.NoUsers(), testkit.Config(func(c *config.Config) { c.Site.Title = "Imported" })}, opts...)
+	s := testkit.New(t, opts...)
+	return &env{Site: s, t: t, db: s.Store(), site: s.Server.Site()}
 }
 
-func newEnvOn(t testing.TB, db store.Store, mutate ...func(*config.Config)) *env {
+// bareSite is the content site alone on db, with uploads in a temporary
+// folder: for a store the server cannot be given (one that fails on
+// purpose), checked through the store only.
+func bareSite(t testing.TB, db store.Store) *env {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Site.Title = "Imported"
-	for _, m := range mutate {
-		m(cfg)
-	}
 	site, err := content.NewSite(db, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -56,21 +53,7 @@ func newEnvOn(t testing.TB, db store.Store, mutate ...func(*config.Config)) *env
 		t.Fatal(err)
 	}
 	site.SetBlobs(blobs)
-	basic := &auth.BasicAuth{Users: db, Apps: db, Roles: site.Roles(), Now: time.Now}
-	rs := rest.NewServer(rest.Config{
-		Names:          rest.DefaultNames(),
-		SiteName:       cfg.Site.Title,
-		MaxBodyBytes:   1 << 20,
-		MaxUploadBytes: 4 << 20,
-		Authenticate:   auth.Chain(basic),
-		Cache:          &rest.CacheConfig{Version: db.Version},
-	})
-	endpoints.Register(rs, site)
-	mux := http.NewServeMux()
-	mux.Handle("/api/", rs)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, site: site, srv: srv}
+	return &env{t: t, db: db, site: site}
 }
 
 // importFiles imports the fixture files (paths under testdata/wxr) with
@@ -105,20 +88,13 @@ func (e *env) mustImport(opts wxrimport.Options, files ...string) *wxrimport.Sum
 	return sum
 }
 
-// get fetches an API path anonymously and decodes the JSON body into out;
-// it returns the response.
-func (e *env) get(path string, out any) *http.Response {
+// get fetches an API path anonymously and decodes the JSON body into out
+// (when not nil); it returns the response.
+func (e *env) get(path string, out any) *testkit.Response {
 	e.t.Helper()
-	res, err := e.srv.Client().Get(e.srv.URL + "/api/svc/v2" + path)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	r := e.Do("GET", e.API(path), "")
 	if out != nil {
-		if err := json.Unmarshal(body, out); err != nil {
-			e.t.Fatalf("GET %s: %v: %s", path, err, body)
-		}
+		r.Decode(out)
 	}
-	return res
+	return r
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/testkit"
 	"github.com/folio-server/folio/internal/wxrimport"
 )
 
@@ -129,10 +130,7 @@ func TestMediaDirAuthorsAndForwardLinks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	editor := &store.User{Login: "editor", Email: "editor@example.com", Nicename: "editor", Roles: []string{"editor"}}
-	if err := e.db.InsertUser(ctx, editor); err != nil {
-		t.Fatal(err)
-	}
+	editor := e.AddUser("editor", "editor")
 	file, mediaDir := writeCrafted(t)
 	sum := e.importPath(wxrimport.Options{MediaDir: mediaDir, AuthorMap: map[string]string{"olduser": "editor"}, AuthorRole: "contributor"}, file)
 	if c := sum.Kind("authors"); c.Created != 1 || c.Existing != 1 {
@@ -219,12 +217,12 @@ func TestMediaDirAuthorsAndForwardLinks(t *testing.T) {
 // come in, variations (not configured) are skipped with a reason.
 func TestCustomTypesImportOnlyWhenConfigured(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *config.Config) {
+	e := newEnv(t, testkit.Config(func(c *config.Config) {
 		c.PostTypes = append(c.PostTypes, config.PostType{Name: "product", RestBase: "products",
 			Supports: []string{"title", "editor", "excerpt", "thumbnail"}})
 		c.Taxonomies = append(c.Taxonomies, config.Taxonomy{Name: "product_cat", RestBase: "product_cat",
 			Hierarchical: true, ObjectTypes: []string{"product"}})
-	})
+	}))
 	sum := e.mustImport(wxrimport.Options{}, "woocommerce-sample-ko/sample_products.xml")
 	if c := sum.Kind("product"); c.Created != 18 {
 		t.Errorf("products created = %d, want 18", c.Created)

@@ -172,7 +172,7 @@ func TestFailedItemLeavesNothingAndRerunCompletes(t *testing.T) {
 	want := fingerprint(t, whole.db)
 
 	db := storetest.Open(t)
-	flaky := newEnvOn(t, flakyStore{Store: db, calls: &atomic.Int64{}, failAt: 20})
+	flaky := bareSite(t, flakyStore{Store: db, calls: &atomic.Int64{}, failAt: 20})
 	_, err := flaky.importFiles(context.Background(), wxrimport.Options{}, themeUnit)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("err = %v, want the injected failure", err)
@@ -207,7 +207,7 @@ func TestFailedItemLeavesNothingAndRerunCompletes(t *testing.T) {
 		t.Fatalf("after the failure: %d comments, %d posts", len(comments), stored)
 	}
 
-	e := newEnvOn(t, db)
+	e := bareSite(t, db)
 	e.mustImport(wxrimport.Options{}, themeUnit)
 	if got := fingerprint(t, db); got != want {
 		t.Fatalf("rerun after a failure differs from a whole import:\n%s", diffLines(want, got))

@@ -233,8 +233,7 @@ func TestThemeUnitTestDataThroughTheAPI(t *testing.T) {
 func BenchmarkImportThemeUnitTestData(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
-		db := storetest.Open(b)
-		e := newEnvOn(b, db)
+		e := bareSite(b, storetest.Open(b))
 		b.StartTimer()
 		if _, err := e.importFiles(context.Background(), wxrimport.Options{}, themeUnit); err != nil {
 			b.Fatal(err)

@@ -1,51 +1,32 @@
-package server
+package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/config"
-	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/server"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
-// uploadsFixture is a server with an editor and a subscriber.
+// uploadsFixture is a testkit site seen through its handler, with the
+// application password of each of its users.
 type uploadsFixture struct {
 	t    *testing.T
-	s    *Server
-	pass map[string]string
+	s    *server.Server
+	pass map[string]string // login → application password
 }
 
 func newUploadsFixture(t *testing.T, mod ...func(*config.Config)) *uploadsFixture {
-	s, _ := newTestServer(t, func(c *config.Config) {
-		for _, m := range mod {
-			m(c)
-		}
-	})
-	f := &uploadsFixture{t: t, s: s, pass: map[string]string{}}
-	ctx := context.Background()
-	for _, role := range []string{"editor", "subscriber"} {
-		u := &store.User{Login: role, Email: role + "@example.com", Nicename: role, Registered: time.Now().UTC(), Roles: []string{role}}
-		if err := s.Store().InsertUser(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-		plain, hash, err := auth.GenerateAppPassword()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Store().InsertAppPassword(ctx, &store.AppPassword{UUID: "u-" + role, UserID: u.ID, Name: "t", Hash: hash, Created: time.Now().UTC()}); err != nil {
-			t.Fatal(err)
-		}
-		f.pass[role] = plain
+	site := newSite(t, mod...)
+	f := &uploadsFixture{t: t, s: site.Server, pass: map[string]string{}}
+	for login, u := range site.Users {
+		f.pass[login] = u.AppPassword
 	}
 	return f
 }
@@ -76,14 +57,6 @@ func (f *uploadsFixture) json(rec *httptest.ResponseRecorder, status int) map[st
 	return m
 }
 
-func pngFile(t *testing.T, w, h int) []byte {
-	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, w, h))); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // path returns the URL path of a source_url.
 func urlPath(u string) string {
 	i := strings.Index(u, "/uploads/")
@@ -92,7 +65,7 @@ func urlPath(u string) string {
 
 func TestUploadsServedWithTypeNosniffETagAndRange(t *testing.T) {
 	f := newUploadsFixture(t)
-	data := pngFile(t, 200, 100)
+	data := testkit.PNG(200, 100)
 	m := f.json(f.req("POST", "/api/svc/v2/media", "editor", data, "Content-Type", "image/png", "Content-Disposition", `attachment; filename="pic.png"`), 201)
 	p := urlPath(m["source_url"].(string))
 	rec := f.req("GET", p, "", nil)
@@ -149,7 +122,7 @@ func TestUploadsOfPrivateAndDraftPostsAreNotServed(t *testing.T) {
 	f := newUploadsFixture(t)
 	for _, status := range []string{"private", "draft"} {
 		post := f.json(f.req("POST", "/api/svc/v2/posts", "editor", []byte(`{"title":"Secret","status":"`+status+`"}`), "Content-Type", "application/json"), 201)
-		m := f.json(f.req("POST", fmt.Sprintf("/api/svc/v2/media?post=%v", post["id"]), "editor", pngFile(t, 300, 300),
+		m := f.json(f.req("POST", fmt.Sprintf("/api/svc/v2/media?post=%v", post["id"]), "editor", testkit.PNG(300, 300),
 			"Content-Type", "image/png", "Content-Disposition", `attachment; filename="secret.png"`), 201)
 		files := []string{urlPath(m["source_url"].(string))}
 		for _, s := range m["media_details"].(map[string]any)["sizes"].(map[string]any) {

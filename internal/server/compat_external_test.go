@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"encoding/json"
@@ -46,7 +46,7 @@ func (c *compatSite) api(route string) string {
 // and the given extra headers.
 func (c *compatSite) basic(headers ...string) func(*http.Request) {
 	return func(r *http.Request) {
-		r.Header.Set("Authorization", "Basic "+basicCred("ed", c.appPwd))
+		r.Header.Set("Authorization", "Basic "+basicCred(ed, c.appPwd))
 		for i := 0; i+1 < len(headers); i += 2 {
 			r.Header.Set(headers[i], headers[i+1])
 		}

@@ -1,8 +1,10 @@
-package auth
+package auth_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/folio-server/folio/internal/auth"
 )
 
 func TestNewPasswordsNeedTwelveCharacters(t *testing.T) {
@@ -22,15 +24,15 @@ func TestNewPasswordsNeedTwelveCharacters(t *testing.T) {
 		{" leading space", "white space"},
 	}
 	for _, tt := range tests {
-		err := CheckNewPassword(tt.pw)
+		err := auth.CheckNewPassword(tt.pw)
 		if tt.want == "" {
 			if err != nil {
-				t.Errorf("CheckNewPassword(%q) = %v, want nil", tt.pw, err)
+				t.Errorf("auth.CheckNewPassword(%q) = %v, want nil", tt.pw, err)
 			}
 			continue
 		}
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("CheckNewPassword(%q) = %v, want an error with %q", tt.pw, err, tt.want)
+			t.Errorf("auth.CheckNewPassword(%q) = %v, want an error with %q", tt.pw, err, tt.want)
 		}
 	}
 }

@@ -1,10 +1,11 @@
-package server
+package server_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/folio-server/folio/internal/config"
+	"github.com/folio-server/folio/internal/testkit"
 )
 
 func TestUploadsAreServedNosniffAndAsAttachmentsUnlessMedia(t *testing.T) {
@@ -17,7 +18,7 @@ func TestUploadsAreServedNosniffAndAsAttachmentsUnlessMedia(t *testing.T) {
 		sandbox     bool
 		contentType string
 	}{
-		{"pic.png", string(pngFile(t, 20, 10)), false, true, "image/png"},
+		{"pic.png", string(testkit.PNG(20, 10)), false, true, "image/png"},
 		{"clip.mp4", "\x00\x00\x00\x18ftypmp42", false, true, "video/mp4"},
 		{"song.mp3", "ID3\x03\x00", false, true, "audio/mpeg"},
 		{"doc.pdf", "%PDF-1.4\n", false, false, "application/pdf"},

@@ -1,21 +1,23 @@
-package auth
+package auth_test
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/folio-server/folio/internal/auth"
 )
 
 func TestAccountPasswordRoundTrip(t *testing.T) {
 	t.Parallel()
-	hash, err := HashPassword("correct horse")
+	hash, err := auth.HashPassword("correct horse")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(hash, "$2a$10$") {
 		t.Errorf("hash %q is not bcrypt cost 10", hash)
 	}
-	other, err := HashPassword("correct horse")
+	other, err := auth.HashPassword("correct horse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,15 +35,15 @@ func TestAccountPasswordRoundTrip(t *testing.T) {
 		{hash, "", false},
 		{"", "", false},
 		{"not a hash", "correct horse", false},
-		{HashAppPassword("correct horse"), "correct horse", false},
+		{auth.HashAppPassword("correct horse"), "correct horse", false},
 	}
 	for _, tt := range tests {
-		if got := CheckPassword(tt.hash, tt.pw); got != tt.want {
-			t.Errorf("CheckPassword(%q, %q) = %v, want %v", tt.hash, tt.pw, got, tt.want)
+		if got := auth.CheckPassword(tt.hash, tt.pw); got != tt.want {
+			t.Errorf("auth.CheckPassword(%q, %q) = %v, want %v", tt.hash, tt.pw, got, tt.want)
 		}
 	}
-	if _, err := HashPassword(strings.Repeat("x", 73)); err == nil {
-		t.Errorf("HashPassword accepted a password bcrypt would truncate")
+	if _, err := auth.HashPassword(strings.Repeat("x", 73)); err == nil {
+		t.Errorf("auth.HashPassword accepted a password bcrypt would truncate")
 	}
 }
 
@@ -52,15 +54,15 @@ func TestGenerateAppPassword(t *testing.T) {
 	seen := map[string]bool{}
 	counts := map[rune]int{}
 	for range 200 {
-		plain, hash, err := GenerateAppPassword()
+		plain, hash, err := auth.GenerateAppPassword()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !appPasswordShape.MatchString(plain) {
 			t.Fatalf("password %q is not 6 groups of 4 alphanumerics", plain)
 		}
-		if hash != HashAppPassword(plain) {
-			t.Errorf("hash %q != HashAppPassword(%q)", hash, plain)
+		if hash != auth.HashAppPassword(plain) {
+			t.Errorf("hash %q != auth.HashAppPassword(%q)", hash, plain)
 		}
 		if seen[plain] {
 			t.Fatalf("password %q generated twice", plain)
@@ -100,19 +102,19 @@ func TestHashAppPassword(t *testing.T) {
 		{"abC", ""},
 	}
 	for _, tt := range tests {
-		got := HashAppPassword(tt.in)
+		got := auth.HashAppPassword(tt.in)
 		if tt.want != "" && got != tt.want {
-			t.Errorf("HashAppPassword(%q) = %s, want %s", tt.in, got, tt.want)
+			t.Errorf("auth.HashAppPassword(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 		if tt.want == "" && got == abc {
-			t.Errorf("HashAppPassword(%q) is case-insensitive", tt.in)
+			t.Errorf("auth.HashAppPassword(%q) is case-insensitive", tt.in)
 		}
 	}
 }
 
 func TestErrorString(t *testing.T) {
 	t.Parallel()
-	e := &Error{Code: "rest_authentication_failed", Message: "Bad.", Status: 401}
+	e := &auth.Error{Code: "rest_authentication_failed", Message: "Bad.", Status: 401}
 	if got, want := e.Error(), "rest_authentication_failed: Bad."; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"net/http"
@@ -98,7 +98,7 @@ func TestHTMLPagesAreNotStoredFramedOrScripted(t *testing.T) {
 // site answers with a real icon instead of a 404.
 func TestFaviconIsServed(t *testing.T) {
 	t.Parallel()
-	s, _ := newTestServer(t, nil)
+	s := newSite(t).Server
 	rec := do(t, s.Handler(), "GET", "/favicon.ico")
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/x-icon" {
 		t.Fatalf("GET /favicon.ico: %d %q", rec.Code, rec.Header().Get("Content-Type"))

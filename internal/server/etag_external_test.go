@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"net/http"
@@ -14,7 +14,7 @@ import (
 func TestETagWithAndWithoutResponseCache(t *testing.T) {
 	t.Parallel()
 	for _, on := range []bool{true, false} {
-		s, _ := newTestServer(t, func(c *config.Config) { c.Cache.Responses = &on })
+		s := newSite(t, func(c *config.Config) { c.Cache.Responses = &on }).Server
 		first := do(t, s.Handler(), "GET", "/api/svc/v2/posts")
 		tag := first.Header().Get("ETag")
 		if first.Code != 200 || tag == "" {

@@ -1,9 +1,10 @@
-package auth
+package auth_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/folio-server/folio/internal/auth"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -51,7 +52,7 @@ func TestUserCapabilitiesOutputMatchesOriginalOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.role, func(t *testing.T) {
 			t.Parallel()
-			u := NewTestUser(9, tt.role)
+			u := auth.NewTestUser(9, tt.role)
 			if got := u.AllCapNames(); !slices.Equal(got, tt.want) {
 				t.Errorf("AllCapNames() =\n%q\nwant\n%q", got, tt.want)
 			}
@@ -99,7 +100,7 @@ func TestRoleCapabilityMatrix(t *testing.T) {
 	}
 	for _, row := range rows {
 		for i, role := range roles {
-			u := NewTestUser(1, role)
+			u := auth.NewTestUser(1, role)
 			for _, c := range row.caps {
 				if got := u.HasCap(c); got != row.held[i] {
 					t.Errorf("%s HasCap(%q) = %v, want %v", role, c, got, row.held[i])
@@ -125,7 +126,7 @@ func TestRoleNamesCountAsCapabilities(t *testing.T) {
 		{nil, "read", false},
 	}
 	for _, tt := range tests {
-		if got := NewTestUser(1, tt.roles...).HasCap(tt.cap); got != tt.want {
+		if got := auth.NewTestUser(1, tt.roles...).HasCap(tt.cap); got != tt.want {
 			t.Errorf("roles %v HasCap(%q) = %v, want %v", tt.roles, tt.cap, got, tt.want)
 		}
 	}
@@ -133,11 +134,11 @@ func TestRoleNamesCountAsCapabilities(t *testing.T) {
 
 func TestDirectCapabilitiesOverrideRoles(t *testing.T) {
 	t.Parallel()
-	u := NewUser(&store.User{
+	u := auth.NewUser(&store.User{
 		ID:    3,
 		Roles: []string{"author"},
 		Caps:  map[string]bool{"publish_posts": false, "moderate_comments": true},
-	}, DefaultRoles())
+	}, auth.DefaultRoles())
 	tests := []struct {
 		cap  string
 		want bool
@@ -178,7 +179,7 @@ func TestDirectCapabilitiesOverrideRoles(t *testing.T) {
 
 func TestAnonymousUser(t *testing.T) {
 	t.Parallel()
-	var u *User
+	var u *auth.User
 	if u.ID() != 0 || u.Record() != nil || u.Roles() != nil || u.AllCapNames() != nil {
 		t.Errorf("nil user: ID %d Record %v Roles %v", u.ID(), u.Record(), u.Roles())
 	}
@@ -190,19 +191,19 @@ func TestAnonymousUser(t *testing.T) {
 	if len(u.AllCaps()) != 0 || len(u.ExtraCaps()) != 0 {
 		t.Errorf("nil user has caps")
 	}
-	if NewUser(nil, nil) != nil {
+	if auth.NewUser(nil, nil) != nil {
 		t.Errorf("NewUser(nil) != nil")
 	}
 }
 
 func TestRolesRegistry(t *testing.T) {
 	t.Parallel()
-	rs := DefaultRoles()
+	rs := auth.DefaultRoles()
 	if got, want := rs.Names(), []string{"administrator", "editor", "author", "contributor", "subscriber"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
-	rs.Add(NewRole("shop_manager", "Shop manager", "read", "manage_shop"))
-	rs.Add(&Role{Name: "subscriber", DisplayName: "Reader", Caps: map[string]bool{"read": true, "b_cap": true, "a_cap": false}})
+	rs.Add(auth.NewRole("shop_manager", "Shop manager", "read", "manage_shop"))
+	rs.Add(&auth.Role{Name: "subscriber", DisplayName: "Reader", Caps: map[string]bool{"read": true, "b_cap": true, "a_cap": false}})
 	if got, want := rs.Names(), []string{"administrator", "editor", "author", "contributor", "subscriber", "shop_manager"}; !slices.Equal(got, want) {
 		t.Errorf("after Add, Names() = %q, want %q", got, want)
 	}
@@ -216,19 +217,19 @@ func TestRolesRegistry(t *testing.T) {
 	if _, ok := rs.Get("nobody"); ok {
 		t.Errorf("Get(nobody) found a role")
 	}
-	u := NewUser(&store.User{ID: 5, Roles: []string{"shop_manager", "subscriber"}}, rs)
+	u := auth.NewUser(&store.User{ID: 5, Roles: []string{"shop_manager", "subscriber"}}, rs)
 	tests := map[string]bool{"manage_shop": true, "b_cap": true, "a_cap": false, "level_0": false, "shop_manager": true}
 	for c, want := range tests {
 		if got := u.HasCap(c); got != want {
 			t.Errorf("HasCap(%q) = %v, want %v", c, got, want)
 		}
 	}
-	// DefaultRoles returns independent registries.
-	if _, ok := DefaultRoles().Get("shop_manager"); ok {
+	// auth.DefaultRoles returns independent registries.
+	if _, ok := auth.DefaultRoles().Get("shop_manager"); ok {
 		t.Errorf("DefaultRoles shares state between calls")
 	}
-	var zero Roles
-	zero.Add(NewRole("x", "X", "read"))
+	var zero auth.Roles
+	zero.Add(auth.NewRole("x", "X", "read"))
 	if _, ok := zero.Get("x"); !ok {
 		t.Errorf("zero Roles cannot Add")
 	}

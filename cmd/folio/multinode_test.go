@@ -281,8 +281,14 @@ func TestRollingUpgradeOldNodesServeANewerSchema(t *testing.T) {
 	}
 	// An old node that starts now serves too, with a warning, and is ready.
 	restarted := startServe(t, nil, "--database", url)
-	if !strings.Contains(restarted.stderr.String(), "newer than this binary") {
-		t.Errorf("no warning about the newer schema:\n%s", restarted.stderr)
+	// The warning is written before the listening line, on the other pipe:
+	// the parent may read the listening line first.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(restarted.stderr.String(), "newer than this binary"); {
+		if time.Now().After(deadline) {
+			t.Errorf("no warning about the newer schema:\n%s", restarted.stderr)
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	for _, path := range []string{"/readyz", "/api/svc/v2/posts"} {
 		code, _, body := apiCall(t, "GET", restarted.url+path, "", "", "")

@@ -19,7 +19,10 @@ import (
 // SQL function of the schema) stands for SQLite's NOCASE.
 type dialect struct{}
 
-var _ sqlstore.Dialect = dialect{}
+var (
+	_ sqlstore.Dialect    = dialect{}
+	_ sqlstore.IDReserver = dialect{}
+)
 
 // zeroTS is the stored zero date as an SQL literal.
 const zeroTS = `'0001-01-01 00:00:00'::timestamp`
@@ -132,6 +135,12 @@ func (dialect) Unlimited() string { return "ALL" }
 // and an insert that rolls back leaves a gap.
 func (dialect) Insert(table, cols, vals string) (string, bool) {
 	return `INSERT INTO ` + table + ` (` + cols + `) VALUES (` + vals + `) RETURNING id`, true
+}
+
+// ReserveIDs takes n values of the table's id sequence (migration 0016)
+// in one query; nextval runs row by row, so they ascend.
+func (dialect) ReserveIDs(a *sqlstore.Args, table string, n int) string {
+	return `SELECT nextval('` + table + `_id_seq') FROM generate_series(1, ` + a.Add(int64(n)) + `) ORDER BY 1`
 }
 
 // NoWait turns synchronous_commit off for the transaction: its commit

@@ -26,6 +26,9 @@ func (o ops) InsertPosts(ctx context.Context, ps []*store.Post) error {
 		}
 	}
 	if _, returning := o.db.d.Insert("posts", postInsertCols, ""); returning {
+		if r, ok := o.db.d.(IDReserver); ok {
+			return o.insertPostsWithIDs(ctx, r, ps)
+		}
 		for _, p := range ps {
 			if err := o.InsertPost(ctx, p); err != nil {
 				return err
@@ -58,6 +61,55 @@ func (o ops) InsertPosts(ctx context.Context, ps []*store.Post) error {
 			for i, p := range chunk {
 				p.ID = last - int64(len(chunk)-1-i)
 			}
+		}
+		return true, nil
+	})
+}
+
+// IDReserver is a Dialect whose ids come from a sequence that can hand
+// out many at once, so that a bulk insert names its rows' ids.
+type IDReserver interface {
+	// ReserveIDs returns the query of n new ids of table, ascending.
+	ReserveIDs(a *Args, table string, n int) string
+}
+
+// insertPostsWithIDs inserts ps bulkRows to a statement with ids reserved
+// first, one query for all of them: a multi-row INSERT's RETURNING does
+// not promise its rows in the order of the VALUES.
+func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.Post) error {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		a := &Args{}
+		ids := make([]int64, 0, len(ps))
+		err := q.query(ctx, func(rows Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			return nil
+		}, r.ReserveIDs(a, "posts", len(ps)), a.vals...)
+		if err != nil {
+			return false, o.db.fail("insert posts", err)
+		}
+		if len(ids) != len(ps) {
+			return false, o.db.errorf("insert posts: %d ids reserved for %d posts", len(ids), len(ps))
+		}
+		for len(ps) > 0 {
+			chunk := ps[:min(bulkRows, len(ps))]
+			var args []any
+			rows := make([]string, len(chunk))
+			for i, p := range chunk {
+				a := append([]any{ids[i]}, o.db.postArgs(p)...)
+				rows[i] = marks(len(args)+1, len(a))
+				args = append(args, a...)
+			}
+			if _, err := q.exec(ctx, `INSERT INTO posts (id, `+postInsertCols+`) VALUES (`+strings.Join(rows, "), (")+`)`, args...); err != nil {
+				return false, o.db.conflict(err, "insert posts")
+			}
+			for i, p := range chunk {
+				p.ID = ids[i]
+			}
+			ps, ids = ps[len(chunk):], ids[len(chunk):]
 		}
 		return true, nil
 	})

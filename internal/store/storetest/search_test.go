@@ -626,3 +626,58 @@ func sqlstoreMatch(text, search string) bool {
 	}
 	return true
 }
+
+// TestBulkInsertManyPosts inserts more posts than one bulk statement holds
+// (SQLite: one multi-row statement per 32; PostgreSQL: ids reserved from
+// the sequence, then the same statements): every post gets its own id,
+// each id holds its own post, and the counts and the index know them all.
+func TestBulkInsertManyPosts(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	day := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	var ps []*store.Post
+	for i := range 100 {
+		d := day.Add(time.Duration(i) * time.Hour)
+		ps = append(ps, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Bulk %d", i),
+			Content: fmt.Sprintf("bulkword n%d", i), Slug: fmt.Sprintf("bulk-%d", i), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d})
+	}
+	err := db.Tx(ctx, func(tx store.Store) error {
+		b, ok := tx.(store.PostBulkInserter)
+		if !ok {
+			t.Fatal("the store has no bulk insert")
+		}
+		return b.InsertPosts(ctx, ps)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for i, p := range ps {
+		if p.ID == 0 || seen[p.ID] || (i > 0 && p.ID <= ps[i-1].ID) {
+			t.Fatalf("post %d: id %d (ids must be new, distinct and ascending)", i, p.ID)
+		}
+		seen[p.ID] = true
+		got, err := db.GetPost(ctx, p.ID)
+		if err != nil || got.Title != p.Title {
+			t.Fatalf("post %d (id %d) reads back as %+v (%v)", i, p.ID, got, err)
+		}
+	}
+	q := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}}
+	if n, err := db.CountPosts(ctx, q); err != nil || n != 100 {
+		t.Fatalf("count = %d (%v), want 100", n, err)
+	}
+	q.Search = "bulkword"
+	if n, err := db.CountPosts(ctx, q); err != nil || n != 100 {
+		t.Fatalf("search count = %d (%v), want 100", n, err)
+	}
+	q.Search = "n57"
+	if got, err := db.ListPosts(ctx, q); err != nil || len(got) != 1 || got[0].ID != ps[57].ID {
+		t.Fatalf("search n57 = %v (%v), want post %d", ids(got), err, ps[57].ID)
+	}
+	// A post inserted after takes an id after them.
+	next := &store.Post{Type: "post", Status: "publish", Slug: "after"}
+	if err := db.InsertPost(ctx, next); err != nil || next.ID <= ps[99].ID {
+		t.Fatalf("next insert: id %d (%v), want after %d", next.ID, err, ps[99].ID)
+	}
+}

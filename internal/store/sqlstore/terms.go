@@ -203,7 +203,8 @@ func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
 
 // SetPostTerms replaces the post's terms in taxonomy with the existing
 // terms of that taxonomy among ids, adjusting the counts of the terms it
-// adds and removes when the post is published.
+// adds and removes when the post is published: at once, or where rows are
+// locked just before the transaction commits (termCounts).
 func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, ids []int64) error {
 	if ids == nil {
 		ids = []int64{}
@@ -211,18 +212,26 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 	d := o.db.d
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		var published bool
-		err := q.queryRow(ctx, `SELECT status = 'publish' FROM posts WHERE id = $1`, postID).Scan(&published)
+		// The row lock keeps the status (and the post's terms) as read
+		// until this transaction ends (lockRows).
+		err := q.queryRow(ctx, `SELECT status = 'publish' FROM posts WHERE id = $1`+d.Lock(false), postID).Scan(&published)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, o.db.notFound(fmt.Sprintf("post %d", postID))
 		}
 		if err != nil {
 			return false, o.db.fail("set post terms", err)
 		}
+		var removed, added []int64
 		if published {
 			a := &Args{vals: []any{taxonomy, postID}}
-			if _, err := q.exec(ctx, `UPDATE terms SET count = count - 1
-				WHERE taxonomy = $1 AND id IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
-				AND `+d.In(a, "id", ids, true), a.vals...); err != nil {
+			where := `taxonomy = $1 AND id IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+				AND ` + d.In(a, "id", ids, true)
+			if q.deferCounts() {
+				err = collect(ctx, q, &removed, scanInt64, `SELECT id FROM terms WHERE `+where, a.vals...)
+			} else {
+				_, err = q.exec(ctx, `UPDATE terms SET count = count - 1 WHERE `+where, a.vals...)
+			}
+			if err != nil {
 				return false, o.db.fail("set post terms", err)
 			}
 		}
@@ -234,9 +243,14 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 		}
 		if published {
 			a := &Args{vals: []any{taxonomy, postID}}
-			if _, err := q.exec(ctx, `UPDATE terms SET count = count + 1
-				WHERE taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
-				AND `+d.In(a, "id", ids, false), a.vals...); err != nil {
+			where := `taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+				AND ` + d.In(a, "id", ids, false)
+			if q.deferCounts() {
+				err = collect(ctx, q, &added, scanInt64, `SELECT id FROM terms WHERE `+where, a.vals...)
+			} else {
+				_, err = q.exec(ctx, `UPDATE terms SET count = count + 1 WHERE `+where, a.vals...)
+			}
+			if err != nil {
 				return false, o.db.fail("set post terms", err)
 			}
 		}
@@ -245,6 +259,10 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 			SELECT $1, id FROM terms WHERE taxonomy = $2 AND `+d.In(a, "id", ids, false)+`
 			ON CONFLICT DO NOTHING`, a.vals...); err != nil {
 			return false, o.db.fail("set post terms", err)
+		}
+		if q.deferCounts() {
+			q.addCounts(removed, -1)
+			q.addCounts(added, 1)
 		}
 		return true, nil
 	})
@@ -299,6 +317,23 @@ const recountSQL = `UPDATE terms SET count = (SELECT COUNT(*) FROM term_relation
 	JOIN posts p ON p.id = r.post_id WHERE r.term_id = terms.id AND p.status = 'publish')`
 
 func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
+	// Changes collected for the commit would count twice after it.
+	if err := db.flushTermCounts(ctx, q); err != nil {
+		return err
+	}
+	if db.d.Lock(false) != "" {
+		// Posts being published or unpublished add to these counts in
+		// their own transactions: wait for them (lockRows).
+		var err error
+		if ids == nil {
+			_, err = q.c.Exec(ctx, `SELECT id FROM terms ORDER BY id`+db.d.Lock(false))
+		} else {
+			_, err = db.lockRows(ctx, q, "terms", ids, false)
+		}
+		if err != nil {
+			return db.fail("recount terms", err)
+		}
+	}
 	var err error
 	if ids == nil {
 		_, err = q.exec(ctx, recountSQL)
@@ -314,7 +349,8 @@ func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
 
 // countPostStatusChange adjusts the counts of a post's terms for its status
 // becoming status; it runs in the write transaction before the post row is
-// updated, so it sees the old status.
+// updated, so it sees the old status, and after the post row is locked
+// (lockRows), so that no other transaction changes it meanwhile.
 func (db *DB) countPostStatusChange(ctx context.Context, q querier, postID int64, status string) error {
 	if _, err := q.exec(ctx, `UPDATE terms SET count = count + d.delta
 		FROM (SELECT CASE WHEN $1 = 'publish' THEN 1 ELSE 0 END

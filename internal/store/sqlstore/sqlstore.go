@@ -140,13 +140,14 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 	if err := fn(t); err != nil {
 		return err
 	}
-	if err := db.flushTermCounts(ctx, querier{db: db, c: tx, counts: &t.tx.counts}); err != nil {
-		return err
-	}
 	if t.tx.dirty {
 		if err := t.bump(ctx, tx); err != nil {
 			return err
 		}
+	}
+	// Last before the commit: the term rows stay locked until it.
+	if err := db.flushTermCounts(ctx, querier{db: db, c: tx, counts: &t.tx.counts}); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return db.fail("commit", err)
@@ -289,13 +290,13 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 	if err != nil {
 		return err
 	}
-	if err := o.db.flushTermCounts(ctx, querier{db: o.db, c: tx, counts: &counts}); err != nil {
-		return err
-	}
 	if changed {
 		if err := o.bump(ctx, tx); err != nil {
 			return err
 		}
+	}
+	if err := o.db.flushTermCounts(ctx, querier{db: o.db, c: tx, counts: &counts}); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return o.db.fail("commit", err)

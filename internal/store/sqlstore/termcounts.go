@@ -7,8 +7,9 @@ import (
 
 // termCounts collects, in a write transaction, how much the count of each
 // term changes (term id → change). Where rows are locked (PostgreSQL),
-// SetPostTerms adds here instead of updating the terms' rows at once, and
-// the changes are applied just before the commit (flushTermCounts): a
+// SetPostTerms, UpdatePost and DeletePost add here instead of updating the
+// terms' rows at once, and the changes are applied just before the commit
+// (flushTermCounts), every row locked in id order: a
 // term's row is then locked for the commit alone rather than for the rest
 // of the transaction, so that concurrent creates in the default category
 // do not queue on its row while each runs its remaining statements.
@@ -35,8 +36,11 @@ func (q querier) addCounts(ids []int64, delta int64) {
 
 // flushTermCounts applies the term count changes q's transaction
 // collected, one statement per distinct change (usually one: +1), and
-// forgets them. Rows are updated in id order, so that two transactions
-// never wait for each other's term rows in a cycle.
+// forgets them. The rows are locked in id order (an UPDATE alone locks
+// them in the order it finds them, which can differ between two
+// transactions and deadlock them), all at once when there are several
+// statements, so that two transactions never wait for each other's term
+// rows in a cycle.
 func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 	if q.counts == nil || len(*q.counts) == 0 {
 		return nil
@@ -53,11 +57,23 @@ func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 		deltas = append(deltas, d)
 	}
 	slices.Sort(deltas)
+	if len(deltas) > 1 {
+		var all []int64
+		for _, ids := range byDelta {
+			all = append(all, ids...)
+		}
+		slices.Sort(all)
+		if _, err := db.lockRows(ctx, q, "terms", all, false); err != nil {
+			return err
+		}
+	}
 	for _, d := range deltas {
 		ids := byDelta[d]
 		slices.Sort(ids)
 		a := &Args{vals: []any{d}}
-		if _, err := q.exec(ctx, `UPDATE terms SET count = count + $1 WHERE `+db.d.In(a, "id", ids, false), a.vals...); err != nil {
+		if _, err := q.exec(ctx, `UPDATE terms SET count = count + $1
+			FROM (SELECT id FROM terms WHERE `+db.d.In(a, "id", ids, false)+` ORDER BY id`+db.d.Lock(false)+`) AS l
+			WHERE terms.id = l.id`, a.vals...); err != nil {
 			return db.fail("count terms", err)
 		}
 	}

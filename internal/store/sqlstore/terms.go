@@ -352,6 +352,22 @@ func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
 // updated, so it sees the old status, and after the post row is locked
 // (lockRows), so that no other transaction changes it meanwhile.
 func (db *DB) countPostStatusChange(ctx context.Context, q querier, postID int64, status string) error {
+	if q.deferCounts() {
+		// The post's terms when its status crosses publish either way: +1
+		// each when it becomes published, -1 when it stops being.
+		var ids []int64
+		if err := collect(ctx, q, &ids, scanInt64, `SELECT term_id FROM term_relationships WHERE post_id = $2
+			AND EXISTS (SELECT 1 FROM posts WHERE id = $2 AND (status = 'publish') <> ($1 = 'publish'))`,
+			status, postID); err != nil {
+			return db.fail(fmt.Sprintf("count post %d terms", postID), err)
+		}
+		if status == "publish" {
+			q.addCounts(ids, 1)
+		} else {
+			q.addCounts(ids, -1)
+		}
+		return nil
+	}
 	if _, err := q.exec(ctx, `UPDATE terms SET count = count + d.delta
 		FROM (SELECT CASE WHEN $1 = 'publish' THEN 1 ELSE 0 END
 			- CASE WHEN status = 'publish' THEN 1 ELSE 0 END AS delta FROM posts WHERE id = $2) AS d
@@ -365,6 +381,15 @@ func (db *DB) countPostStatusChange(ctx context.Context, q querier, postID int64
 // countPostDelete takes a published post out of its terms' counts before
 // the post is deleted.
 func (db *DB) countPostDelete(ctx context.Context, q querier, postID int64) error {
+	if q.deferCounts() {
+		var ids []int64
+		if err := collect(ctx, q, &ids, scanInt64, `SELECT term_id FROM term_relationships WHERE post_id = $1
+			AND EXISTS (SELECT 1 FROM posts WHERE id = $1 AND status = 'publish')`, postID); err != nil {
+			return db.fail(fmt.Sprintf("count post %d terms", postID), err)
+		}
+		q.addCounts(ids, -1)
+		return nil
+	}
 	if _, err := q.exec(ctx, `UPDATE terms SET count = count - 1
 		WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = $1)
 		AND EXISTS (SELECT 1 FROM posts WHERE id = $1 AND status = 'publish')`, postID); err != nil {

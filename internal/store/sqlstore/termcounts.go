@@ -36,11 +36,11 @@ func (q querier) addCounts(ids []int64, delta int64) {
 
 // flushTermCounts applies the term count changes q's transaction
 // collected, one statement per distinct change (usually one: +1), and
-// forgets them. The rows are locked in id order (an UPDATE alone locks
-// them in the order it finds them, which can differ between two
-// transactions and deadlock them), all at once when there are several
-// statements, so that two transactions never wait for each other's term
-// rows in a cycle.
+// forgets them. Several rows are first locked in id order, in a statement
+// of their own (lockRows; an UPDATE locks them in the order it finds
+// them, which can differ between two transactions and deadlock them, and
+// so does an UPDATE joined to a locking sub-select), so that two
+// transactions never wait for each other's term rows in a cycle.
 func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 	if q.counts == nil || len(*q.counts) == 0 {
 		return nil
@@ -57,11 +57,11 @@ func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 		deltas = append(deltas, d)
 	}
 	slices.Sort(deltas)
-	if len(deltas) > 1 {
-		var all []int64
-		for _, ids := range byDelta {
-			all = append(all, ids...)
-		}
+	var all []int64
+	for _, ids := range byDelta {
+		all = append(all, ids...)
+	}
+	if len(all) > 1 {
 		slices.Sort(all)
 		if _, err := db.lockRows(ctx, q, "terms", all, false); err != nil {
 			return err
@@ -71,9 +71,7 @@ func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 		ids := byDelta[d]
 		slices.Sort(ids)
 		a := &Args{vals: []any{d}}
-		if _, err := q.exec(ctx, `UPDATE terms SET count = count + $1
-			FROM (SELECT id FROM terms WHERE `+db.d.In(a, "id", ids, false)+` ORDER BY id`+db.d.Lock(false)+`) AS l
-			WHERE terms.id = l.id`, a.vals...); err != nil {
+		if _, err := q.exec(ctx, `UPDATE terms SET count = count + $1 WHERE `+db.d.In(a, "id", ids, false), a.vals...); err != nil {
 			return db.fail("count terms", err)
 		}
 	}

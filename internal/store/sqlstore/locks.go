@@ -41,6 +41,21 @@ func (o ops) LockKeys(ctx context.Context, keys ...string) error {
 	return nil
 }
 
+// rowLock returns the clause that locks the rows a SELECT reads against
+// other writers of them (FOR NO KEY UPDATE: the lock an UPDATE that
+// changes no key takes), or "" where the write transaction holds the
+// whole database. Unlike FOR UPDATE it does not wait for, nor make wait,
+// the KEY SHARE locks foreign key checks take on the rows a new row
+// refers to: a term row locked FOR UPDATE to change its count deadlocked
+// against another create holding KEY SHARE on it from inserting its
+// term relationships. Dialects that lock rows speak PostgreSQL's syntax.
+func (db *DB) rowLock() string {
+	if db.d.Lock(false) == "" {
+		return ""
+	}
+	return ` FOR NO KEY UPDATE`
+}
+
 // lockRows locks the rows of table whose ids are ids (in id order, so
 // that two transactions never wait for each other in a cycle) until the
 // transaction q runs in ends, where the dialect locks rows (Lock); it
@@ -52,7 +67,7 @@ func (o ops) LockKeys(ctx context.Context, keys ...string) error {
 // from the snapshot it started with and loses the other writer's change.
 // Like a lock, it is not counted as a statement.
 func (db *DB) lockRows(ctx context.Context, q querier, table string, ids []int64, share bool) (int, error) {
-	lock := db.d.Lock(false)
+	lock := db.rowLock()
 	if lock == "" || len(ids) == 0 {
 		return len(ids), nil
 	}

@@ -214,7 +214,7 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 		var published bool
 		// The row lock keeps the status (and the post's terms) as read
 		// until this transaction ends (lockRows).
-		err := q.queryRow(ctx, `SELECT status = 'publish' FROM posts WHERE id = $1`+d.Lock(false), postID).Scan(&published)
+		err := q.queryRow(ctx, `SELECT status = 'publish' FROM posts WHERE id = $1`+o.db.rowLock(), postID).Scan(&published)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, o.db.notFound(fmt.Sprintf("post %d", postID))
 		}
@@ -326,7 +326,7 @@ func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
 		// their own transactions: wait for them (lockRows).
 		var err error
 		if ids == nil {
-			_, err = q.c.Exec(ctx, `SELECT id FROM terms ORDER BY id`+db.d.Lock(false))
+			_, err = q.c.Exec(ctx, `SELECT id FROM terms ORDER BY id`+db.rowLock())
 		} else {
 			_, err = db.lockRows(ctx, q, "terms", ids, false)
 		}

@@ -491,6 +491,9 @@ func (s *Site) ImportTerm(ctx context.Context, tx store.Store, tax *Taxonomy, na
 	if t.Slug == "" {
 		return nil, false, errEmptyTermName()
 	}
+	if err := lockTaxonomy(ctx, tx, tax.Name); err != nil {
+		return nil, false, err
+	}
 	got, err := tx.ListTerms(ctx, store.TermQuery{Taxonomy: tax.Name, Slugs: []string{t.Slug}, Limit: 1})
 	if err != nil {
 		return nil, false, err
@@ -519,6 +522,9 @@ func (s *Site) ImportTermParent(ctx context.Context, tx store.Store, t *store.Te
 	tax, ok := s.taxonomies.Get(t.Taxonomy)
 	if !ok || !tax.Hierarchical || parent == 0 || parent == t.Parent {
 		return false, nil
+	}
+	if err := lockTaxonomy(ctx, tx, tax.Name); err != nil {
+		return false, err
 	}
 	p, err := tx.GetTerm(ctx, parent)
 	if errors.Is(err, store.ErrNotFound) {
@@ -558,6 +564,9 @@ func (s *Site) ImportUser(ctx context.Context, tx store.Store, in store.User, ro
 	}
 	if utf8.RuneCountInString(login) > 60 {
 		return nil, false, errBad("user_login_too_long", "Username may not be longer than 60 characters.")
+	}
+	if err := lockAccount(ctx, tx, login, in.Email); err != nil {
+		return nil, false, err
 	}
 	if u, err := tx.GetUserByLogin(ctx, login); err == nil {
 		return u, false, nil

@@ -362,6 +362,11 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 	// query each, growing eightfold: a title used a thousand times costs
 	// three queries, not a thousand.
 	base := p.Slug
+	// Whoever could pick the same candidate waits until this transaction
+	// has committed the one it picks.
+	if err := store.LockKeys(ctx, tx, "post-slug:"+slugStem(base, 120)); err != nil {
+		return err
+	}
 	n := 1
 	for batch := 16; ; batch *= 8 {
 		cands := make([]string, 0, batch)
@@ -385,6 +390,26 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 				return nil
 			}
 		}
+	}
+}
+
+// slugStem returns the part of a slug that every candidate made of it
+// (the slug, then slug-2, slug-3, …, the slug cut to make room for the
+// suffix) shares, and that any other slug whose candidates include one of
+// them shares too: its first n bytes, where n is less than any length the
+// slug is cut to, without trailing "-N" suffixes. "hello", "hello-2" and
+// "hello-2-3" have the stem "hello". Transactions that look for a free
+// slug lock its stem (store.LockKeys).
+func slugStem(slug string, n int) string {
+	if len(slug) > n {
+		slug = slug[:n]
+	}
+	for {
+		i := strings.LastIndexByte(slug, '-')
+		if i <= 0 || i == len(slug)-1 || strings.Trim(slug[i+1:], "0123456789") != "" {
+			return slug
+		}
+		slug = slug[:i]
 	}
 }
 

@@ -3,6 +3,7 @@ package content
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
@@ -56,6 +57,10 @@ func (s *Site) publishDue(ctx context.Context, pt *PostType, due []*store.Post, 
 		}
 		published := false
 		err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
+			// Nodes publishing the same post at once publish it once.
+			if err := store.LockKeys(ctx, tx, "post:"+strconv.FormatInt(p.ID, 10)); err != nil {
+				return err
+			}
 			cur, err := tx.GetPost(ctx, p.ID)
 			if err != nil || cur.Status != "future" {
 				return err

@@ -464,6 +464,10 @@ func (s *Site) UpdateSettings(ctx context.Context, in SettingsPatch) (*Settings,
 			Data: map[string]any{"params": params}}
 	}
 	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
+		// Two updates of different settings must both stay.
+		if err := store.LockKeys(ctx, tx, "option:"+SettingsOption); err != nil {
+			return err
+		}
 		var stored SettingsPatch
 		raw, err := tx.GetOption(ctx, SettingsOption)
 		switch {

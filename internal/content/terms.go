@@ -262,6 +262,9 @@ func (s *Site) CreateTerm(ctx context.Context, tax *Taxonomy, in TermInput, requ
 		t.Slug = render.Slug(t.Name)
 	}
 	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
+		if err := lockTaxonomy(ctx, tx, tax.Name); err != nil {
+			return err
+		}
 		if err := s.checkTermExists(ctx, tx, tax, t, slugGiven); err != nil {
 			return err
 		}
@@ -339,6 +342,17 @@ func (s *Site) uniqueTermSlug(ctx context.Context, tx store.Store, t *store.Term
 	}
 }
 
+// lockTaxonomy locks, for the rest of the write transaction tx, the terms
+// of taxonomy against other transactions that create, rename, move or
+// delete one of them (store.LockKeys). Those read the taxonomy (is the
+// name taken, which slug is free, would the new parent make a loop, which
+// children move up) and then write what they found; term writes are rare
+// enough for one key per taxonomy. Posts that only use terms take no such
+// lock.
+func lockTaxonomy(ctx context.Context, tx store.Store, taxonomy string) error {
+	return store.LockKeys(ctx, tx, "terms:"+taxonomy)
+}
+
 func nonZero(id int64) []int64 {
 	if id == 0 {
 		return nil
@@ -388,6 +402,9 @@ func (s *Site) UpdateTerm(ctx context.Context, tax *Taxonomy, old *store.Term, i
 		return old, nil
 	}
 	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
+		if err := lockTaxonomy(ctx, tx, tax.Name); err != nil {
+			return err
+		}
 		if t.Parent != old.Parent && t.Parent != 0 {
 			if err := s.checkNoLoop(ctx, tx, &t); err != nil {
 				return err
@@ -462,6 +479,9 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 		reassign = set.DefaultCategory
 	}
 	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
+		if err := lockTaxonomy(ctx, tx, tax.Name); err != nil {
+			return err
+		}
 		if err := tx.DeleteTerm(ctx, t.ID, reassign); err != nil {
 			return err
 		}

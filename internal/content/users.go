@@ -329,6 +329,9 @@ func (s *Site) CreateUser(ctx context.Context, caller *auth.User, in UserInput, 
 		return nil, err
 	}
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
+		if err := lockAccount(ctx, tx, u.Login, u.Email); err != nil {
+			return err
+		}
 		if _, err := tx.GetUserByLogin(ctx, u.Login); err == nil {
 			return errBad("existing_user_login", "Sorry, that username already exists!")
 		} else if !errors.Is(err, store.ErrNotFound) {
@@ -397,6 +400,21 @@ func (s *Site) applyUser(u *store.User, in UserInput) error {
 
 // uniqueNicename sets u's nicename from its login when it has none and,
 // when suffix is true, appends -2, -3, … until no other user has it.
+// lockAccount locks, for the rest of the write transaction tx, the login
+// and the email address (each compared without ASCII case; an empty one
+// is left out) that the transaction checks are free before it stores
+// them (store.LockKeys).
+func lockAccount(ctx context.Context, tx store.Store, login, email string) error {
+	var keys []string
+	if login != "" {
+		keys = append(keys, "user-login:"+strings.ToLower(login))
+	}
+	if email != "" {
+		keys = append(keys, "user-email:"+strings.ToLower(email))
+	}
+	return store.LockKeys(ctx, tx, keys...)
+}
+
 func (s *Site) uniqueNicename(ctx context.Context, tx store.Store, u *store.User, suffix bool) error {
 	if u.Nicename == "" {
 		u.Nicename = render.Slug(u.Login)
@@ -408,6 +426,11 @@ func (s *Site) uniqueNicename(ctx context.Context, tx store.Store, u *store.User
 		}
 	}
 	base := u.Nicename
+	// Nicenames are cut to 50 bytes before a suffix: the first 40 bytes
+	// without "-N" suffixes are shared by every candidate.
+	if err := store.LockKeys(ctx, tx, "user-nicename:"+slugStem(base, 40)); err != nil {
+		return err
+	}
 	for n := 1; ; n++ {
 		cand := base
 		if n > 1 {
@@ -469,6 +492,9 @@ func (s *Site) UpdateUser(ctx context.Context, caller *auth.User, old *store.Use
 	}
 	err := s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if u.Email != "" && !strings.EqualFold(u.Email, old.Email) {
+			if err := lockAccount(ctx, tx, "", u.Email); err != nil {
+				return err
+			}
 			if other, err := tx.GetUserByEmail(ctx, u.Email); err == nil && other.ID != u.ID {
 				return errBad("rest_user_invalid_email", "Email address is invalid.")
 			} else if err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -309,7 +309,10 @@ type TermQuery struct {
 // TermStore keeps taxonomy terms and their relationships with posts. Term
 // counts (published posts per term) are kept right inside the writing
 // transaction by every write of this interface and by PostStore's
-// UpdatePost and DeletePost.
+// UpdatePost and DeletePost; a store may apply SetPostTerms' changes to
+// them only just before the transaction commits (PostgreSQL does, so that
+// a popular term's row is locked for the commit alone), so read them
+// outside the transaction that changes them.
 type TermStore interface {
 	// GetTerm loads one term; ErrNotFound when there is none.
 	GetTerm(ctx context.Context, id int64) (*Term, error)
@@ -382,4 +385,28 @@ func AfterCommit(s Store, fn func()) {
 		return
 	}
 	fn()
+}
+
+// Locker is implemented by stores whose write transactions run side by
+// side (PostgreSQL): a transaction that reads something and then writes
+// what it decided from it (a free slug, a login nobody has) first locks a
+// key naming that thing, so that two transactions deciding about the same
+// thing run one after the other while the rest run in parallel.
+type Locker interface {
+	// LockKeys locks each of keys ("post-slug:hello", "user-login:ann")
+	// until the write transaction the store is bound to ends, waiting for
+	// a transaction that holds one of them. Keys are locked in one sorted
+	// order, so two calls never wait for each other in a cycle. A store
+	// bound to no transaction locks nothing.
+	LockKeys(ctx context.Context, keys ...string) error
+}
+
+// LockKeys locks keys for the rest of the write transaction s is bound
+// to (see Locker); with a store that cannot (SQLite, whose single writer
+// already runs write transactions one at a time) it does nothing.
+func LockKeys(ctx context.Context, s Store, keys ...string) error {
+	if l, ok := s.(Locker); ok && len(keys) > 0 {
+		return l.LockKeys(ctx, keys...)
+	}
+	return nil
 }

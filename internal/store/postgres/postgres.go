@@ -14,14 +14,23 @@
 // sequence as well, advanced inside each write and again after its commit
 // (sqlstore.Versioner), so that no two writes update one row.
 //
-// Write transactions are serialized across all nodes: Tx takes a
-// transaction-level advisory lock (one per database schema) before running
-// its function. That is what SQLite's single writer gives for free and what
-// read-then-write logic such as unique slugs relies on. The price is that
-// transactions never run in parallel, even on different rows; single-call
-// writes outside Tx (one statement plus the version bump) do not take the
-// lock, because the version row already orders them and they read nothing
-// they then act on.
+// Write transactions run side by side, on every node. What a transaction
+// reads and then writes on the strength of what it read (a free slug, a
+// login nobody has, the stored settings it merges into) is guarded by a
+// lock on a key naming that thing, taken just before the read
+// (store.LockKeys: a transaction-level advisory lock on a hash of the
+// schema and the key), by a row lock (SELECT ... FOR UPDATE) or by a
+// unique index; everything else is single statements that lock the rows
+// they change. Counters that every write of a kind would update (posts
+// per type, status and month) are spread over several rows (migration
+// 0018), so that concurrent creates do not queue on one row.
+//
+// Every write transaction also takes this schema's write lock in shared
+// mode, which costs nothing while every node runs this release: a node of
+// the previous release takes it exclusively for each of its write
+// transactions (which relied on running alone), so during a rolling
+// upgrade its writes still run alone, beside the new nodes' as among
+// themselves.
 package postgres
 
 import (
@@ -124,7 +133,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		reader:     runConn{pool},
 		writeKey:   lockKey("folio write " + dbName + "." + schema),
 		migrateKey: lockKey("folio migrate " + dbName + "." + schema),
+		keyPrefix:  "folio key " + dbName + "." + schema + "\x00",
 	}
+	c.begin = pgx.TxOptions{BeginQuery: fmt.Sprintf(`BEGIN; SELECT pg_advisory_xact_lock_shared(%d)`, c.writeKey)}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -205,26 +216,50 @@ type conns struct {
 	reader sqlstore.Conn // the pool, as a Conn
 	// writeKey and migrateKey are the advisory lock keys of this schema.
 	writeKey, migrateKey int64
+	// keyPrefix starts the names of the keys LockKeys locks, so that
+	// schemas (and databases) never share a key.
+	keyPrefix string
+	// begin starts a write transaction: BEGIN and the shared write lock,
+	// in one round trip.
+	begin pgx.TxOptions
 }
+
+var _ sqlstore.KeyLocker = (*conns)(nil)
 
 // Reader returns the pool.
 func (c *conns) Reader() sqlstore.Conn { return c.reader }
 
-// Begin starts a transaction; a serial one first takes this schema's
-// write lock, so that serial transactions from every node run one at a
-// time.
+// Begin starts a write transaction. Every write transaction, serial or
+// not, takes this schema's write lock in shared mode in the same round
+// trip as BEGIN: it never waits for this release's writers, only for
+// those of the previous release, which take it exclusively (a rolling
+// upgrade). A serial transaction guards what it reads and then writes
+// with LockKeys.
 func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
-	tx, err := c.pool.Begin(ctx)
+	tx, err := c.pool.BeginTx(ctx, c.begin)
 	if err != nil {
 		return nil, fail("begin", err)
 	}
-	if serial {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, c.writeKey); err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-			return nil, fail("write lock", err)
-		}
-	}
 	return pgTx{tx}, nil
+}
+
+// LockKeys takes a transaction-level advisory lock on each of keys, in
+// the order given (sorted by the caller, so two transactions never wait
+// for each other in a cycle over their keys), in one statement.
+func (c *conns) LockKeys(ctx context.Context, tx sqlstore.Tx, keys []string) error {
+	ids := make([]int64, len(keys))
+	for i, k := range keys {
+		ids[i] = lockKey(c.keyPrefix + k)
+	}
+	var err error
+	if len(ids) == 1 {
+		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ids[0])
+	} else {
+		// unnest yields the keys in array order, and each row's lock is
+		// taken as the row is produced.
+		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)`, ids)
+	}
+	return err
 }
 
 // Snapshot starts a REPEATABLE READ, READ ONLY transaction: every read

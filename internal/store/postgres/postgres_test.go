@@ -147,6 +147,91 @@ func TestPreviousReleaseWritesBesideSequences(t *testing.T) {
 	}
 }
 
+// TestWritesRunBesideEachOtherButNotBesideThePreviousRelease: write
+// transactions of this release do not wait for each other (they take the
+// schema's write lock shared), but one waits while a node of the previous
+// release, which takes that lock exclusively for each of its writes and
+// relies on running alone, holds it.
+func TestWritesRunBesideEachOtherButNotBesideThePreviousRelease(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	write := func(title string) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			done <- db.Tx(ctx, func(s store.Store) error {
+				return s.InsertPost(ctx, &store.Post{Type: "post", Title: title})
+			})
+		}()
+		return done
+	}
+	within := func(done <-chan error, d time.Duration) (error, bool) {
+		select {
+		case err := <-done:
+			return err, true
+		case <-time.After(d):
+			return nil, false
+		}
+	}
+
+	// One transaction stays open; another commits meanwhile.
+	entered, release := make(chan struct{}), make(chan struct{})
+	open := make(chan error, 1)
+	go func() {
+		open <- db.Tx(ctx, func(s store.Store) error {
+			if err := s.InsertPost(ctx, &store.Post{Type: "post", Title: "open"}); err != nil {
+				return err
+			}
+			close(entered)
+			<-release
+			return nil
+		})
+	}()
+	<-entered
+	if err, ok := within(write("beside"), 10*time.Second); !ok || err != nil {
+		t.Fatalf("a write beside an open write transaction: done %v, err %v", ok, err)
+	}
+	close(release)
+	if err := <-open; err != nil {
+		t.Fatal(err)
+	}
+
+	// The previous release's write lock: fnv-64a of "folio write db.schema".
+	var where string
+	if err := db.Pool().QueryRow(ctx, `SELECT current_database() || '.' || current_schema()`).Scan(&where); err != nil {
+		t.Fatal(err)
+	}
+	key := fnv64a("folio write " + where)
+	old, err := db.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = old.Rollback(ctx) }()
+	if _, err := old.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+		t.Fatal(err)
+	}
+	waiting := write("after the old node")
+	if _, ok := within(waiting, 500*time.Millisecond); ok {
+		t.Fatal("a write ran while a previous-release node held the write lock")
+	}
+	if err := old.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err, ok := within(waiting, 10*time.Second); !ok || err != nil {
+		t.Fatalf("the write after the old node's commit: done %v, err %v", ok, err)
+	}
+}
+
+// fnv64a is FNV-1a, 64 bits, as a signed advisory lock key.
+func fnv64a(s string) int64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return int64(h)
+}
+
 func TestZeroDateIsStoredAsYearOne(t *testing.T) {
 	t.Parallel()
 	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))

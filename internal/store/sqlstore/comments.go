@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/folio-server/folio/internal/store"
@@ -223,6 +224,11 @@ func (db *DB) recountComments(ctx context.Context, q querier, posts ...int64) er
 	if len(ids) == 0 {
 		return nil
 	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if _, err := db.lockRows(ctx, q, "posts", ids, false); err != nil {
+		return err
+	}
 	a := &Args{}
 	if _, err := q.exec(ctx, `UPDATE posts SET comment_count =
 		(SELECT COUNT(*) FROM comments WHERE comments.post_id = posts.id AND comments.approved = '1')
@@ -238,6 +244,17 @@ func (o ops) InsertComment(ctx context.Context, c *store.Comment) error {
 		return o.db.errorf("insert comment: id is %d, want 0", c.ID)
 	}
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if c.Parent != 0 {
+			// A reply keeps its parent until it has committed: deleting
+			// the parent, which moves its replies up, waits for it.
+			n, err := o.db.lockRows(ctx, q, "comments", []int64{c.Parent}, true)
+			if err != nil {
+				return false, err
+			}
+			if n == 0 {
+				return false, o.db.notFound(fmt.Sprintf("comment %d (the parent)", c.Parent))
+			}
+		}
 		id, err := q.insert(ctx, "comments", commentInsertCols, o.db.commentArgs(c)...)
 		if err != nil {
 			return false, o.db.fail("insert comment", err)
@@ -275,7 +292,9 @@ func (o ops) UpdateComment(ctx context.Context, c *store.Comment) error {
 func (o ops) DeleteComment(ctx context.Context, id int64) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		var post, parent int64
-		err := q.queryRow(ctx, `SELECT post_id, parent FROM comments WHERE id = $1`, id).Scan(&post, &parent)
+		// The row lock makes a reply being inserted commit first, so that
+		// the statement moving the replies up sees it.
+		err := q.queryRow(ctx, `SELECT post_id, parent FROM comments WHERE id = $1`+o.db.d.Lock(false), id).Scan(&post, &parent)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, o.db.notFound(fmt.Sprintf("comment %d", id))
 		}

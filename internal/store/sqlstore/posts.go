@@ -383,6 +383,9 @@ func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
 // store.ErrNotFound when p.ID does not exist.
 func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if _, err := o.db.lockRows(ctx, q, "posts", []int64{p.ID}, false); err != nil {
+			return false, err
+		}
 		if err := o.db.countPostStatusChange(ctx, q, p.ID, p.Status); err != nil {
 			return false, err
 		}
@@ -404,6 +407,9 @@ func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
 // exist.
 func (o ops) DeletePost(ctx context.Context, id int64) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if _, err := o.db.lockRows(ctx, q, "posts", []int64{id}, false); err != nil {
+			return false, err
+		}
 		if err := o.db.countPostDelete(ctx, q, id); err != nil {
 			return false, err
 		}

@@ -13,6 +13,10 @@ type querier struct {
 	// connection had died (the server restarted); only outside
 	// transactions, where a read is idempotent.
 	retry bool
+	// counts, in a write transaction, collects the changes to term counts
+	// that are applied just before the commit (termCounts); nil where
+	// they are applied at once.
+	counts *termCounts
 }
 
 func (q querier) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

@@ -55,8 +55,11 @@ type Conns interface {
 	// Reader is the Conn reads outside a transaction run on.
 	Reader() Conn
 	// Begin starts a write transaction. serial is set for Store.Tx, whose
-	// function reads and then writes: its transaction must run alone
-	// among the write transactions of every process using the database.
+	// function reads and then writes: where the Conns are no KeyLocker,
+	// its transaction must run alone among the write transactions of
+	// every process using the database; a KeyLocker's transactions run
+	// side by side, and guard what they read and then write with
+	// LockKeys (store.LockKeys).
 	Begin(ctx context.Context, serial bool) (Tx, error)
 	// Snapshot starts a read-only transaction whose reads all see the
 	// database as it was at its first read, without blocking writers.
@@ -119,8 +122,10 @@ func (db *DB) Version(ctx context.Context) (int64, error) {
 	return db.ops.version(ctx)
 }
 
-// Tx runs fn in one write transaction that runs alone among the write
-// transactions of every process (Conns.Begin with serial set). fn's store
+// Tx runs fn in one write transaction (Conns.Begin with serial set): one
+// that runs alone among the write transactions of every process, or, where
+// the Conns are a KeyLocker, one that locks the keys of what it reads and
+// then writes (store.LockKeys) and runs beside the others. fn's store
 // reads and writes through the transaction; a Tx inside fn reuses it. The
 // transaction commits when fn returns nil and rolls back when fn returns an
 // error (which Tx returns unchanged) or panics. When ctx carries an open
@@ -151,6 +156,10 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 		if err := t.bump(ctx, tx); err != nil {
 			return err
 		}
+	}
+	// Last before the commit: the term rows stay locked until it.
+	if err := db.flushTermCounts(ctx, querier{db: db, c: tx, counts: &t.tx.counts}); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return db.fail("commit", err)
@@ -206,6 +215,8 @@ type txState struct {
 	after []func()
 	write bool
 	done  atomic.Bool
+	// counts holds the term count changes applied before the commit.
+	counts termCounts
 }
 
 // txStore is the store bound to one transaction.
@@ -265,7 +276,7 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 	}
 	if o.tx != nil {
 		if !guard {
-			changed, err := fn(querier{db: o.db, c: o.tx.tx})
+			changed, err := fn(querier{db: o.db, c: o.tx.tx, counts: &o.tx.counts})
 			if changed {
 				o.tx.dirty = true
 			}
@@ -273,7 +284,7 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 		}
 		var changed bool
 		err := o.tx.tx.Guard(ctx, func(c Conn) (err error) {
-			changed, err = fn(querier{db: o.db, c: c})
+			changed, err = fn(querier{db: o.db, c: c, counts: &o.tx.counts})
 			return err
 		})
 		if changed && err == nil {
@@ -286,7 +297,8 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 		return err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	changed, err := fn(querier{db: o.db, c: tx})
+	var counts termCounts
+	changed, err := fn(querier{db: o.db, c: tx, counts: &counts})
 	if err != nil {
 		return err
 	}
@@ -294,6 +306,9 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 		if err := o.bump(ctx, tx); err != nil {
 			return err
 		}
+	}
+	if err := o.db.flushTermCounts(ctx, querier{db: o.db, c: tx, counts: &counts}); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return o.db.fail("commit", err)

@@ -203,7 +203,8 @@ func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
 
 // SetPostTerms replaces the post's terms in taxonomy with the existing
 // terms of that taxonomy among ids, adjusting the counts of the terms it
-// adds and removes when the post is published.
+// adds and removes when the post is published: at once, or where rows are
+// locked just before the transaction commits (termCounts).
 func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, ids []int64) error {
 	if ids == nil {
 		ids = []int64{}
@@ -211,9 +212,11 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 	d := o.db.d
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		var published, linked bool
+		// The row lock keeps the status (and the post's terms) as read
+		// until this transaction ends (lockRows).
 		err := q.queryRow(ctx, `SELECT status = 'publish', EXISTS (SELECT 1 FROM term_relationships r
 			JOIN terms t ON t.id = r.term_id WHERE r.post_id = $1 AND t.taxonomy = $2)
-			FROM posts WHERE id = $1`, postID, taxonomy).Scan(&published, &linked)
+			FROM posts WHERE id = $1`+o.db.rowLock(), postID, taxonomy).Scan(&published, &linked)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, o.db.notFound(fmt.Sprintf("post %d", postID))
 		}
@@ -225,11 +228,17 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 			// to unlink or uncount.
 			return len(ids) > 0, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
 		}
+		var removed []int64
 		if published {
 			a := &Args{vals: []any{taxonomy, postID}}
-			if _, err := q.exec(ctx, `UPDATE terms SET count = count - 1
-				WHERE taxonomy = $1 AND id IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
-				AND `+d.In(a, "id", ids, true), a.vals...); err != nil {
+			where := `taxonomy = $1 AND id IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+				AND ` + d.In(a, "id", ids, true)
+			if q.deferCounts() {
+				err = collect(ctx, q, &removed, scanInt64, `SELECT id FROM terms WHERE `+where, a.vals...)
+			} else {
+				_, err = q.exec(ctx, `UPDATE terms SET count = count - 1 WHERE `+where, a.vals...)
+			}
+			if err != nil {
 				return false, o.db.fail("set post terms", err)
 			}
 		}
@@ -239,22 +248,33 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 			AND `+d.In(a, "term_id", ids, true), a.vals...); err != nil {
 			return false, o.db.fail("set post terms", err)
 		}
+		if q.deferCounts() {
+			q.addCounts(removed, -1)
+		}
 		return true, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
 	})
 }
 
 // linkPostTerms links a post to the terms of ids in taxonomy that it is
-// not linked to yet, counting them when it is published.
+// not linked to yet, counting them when it is published (at once, or just
+// before the commit: termCounts).
 func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonomy string, ids []int64, published bool) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	d := o.db.d
+	var added []int64
 	if published {
 		a := &Args{vals: []any{taxonomy, postID}}
-		if _, err := q.exec(ctx, `UPDATE terms SET count = count + 1
-			WHERE taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
-			AND `+d.In(a, "id", ids, false), a.vals...); err != nil {
+		where := `taxonomy = $1 AND id NOT IN (SELECT term_id FROM term_relationships WHERE post_id = $2)
+			AND ` + d.In(a, "id", ids, false)
+		var err error
+		if q.deferCounts() {
+			err = collect(ctx, q, &added, scanInt64, `SELECT id FROM terms WHERE `+where, a.vals...)
+		} else {
+			_, err = q.exec(ctx, `UPDATE terms SET count = count + 1 WHERE `+where, a.vals...)
+		}
+		if err != nil {
 			return o.db.fail("set post terms", err)
 		}
 	}
@@ -263,6 +283,9 @@ func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonom
 		SELECT $1, id FROM terms WHERE taxonomy = $2 AND `+d.In(a, "id", ids, false)+`
 		ON CONFLICT DO NOTHING`, a.vals...); err != nil {
 		return o.db.fail("set post terms", err)
+	}
+	if q.deferCounts() {
+		q.addCounts(added, 1)
 	}
 	return nil
 }
@@ -316,6 +339,23 @@ const recountSQL = `UPDATE terms SET count = (SELECT COUNT(*) FROM term_relation
 	JOIN posts p ON p.id = r.post_id WHERE r.term_id = terms.id AND p.status = 'publish')`
 
 func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
+	// Changes collected for the commit would count twice after it.
+	if err := db.flushTermCounts(ctx, q); err != nil {
+		return err
+	}
+	if db.d.Lock(false) != "" {
+		// Posts being published or unpublished add to these counts in
+		// their own transactions: wait for them (lockRows).
+		var err error
+		if ids == nil {
+			_, err = q.c.Exec(ctx, `SELECT id FROM terms ORDER BY id`+db.rowLock())
+		} else {
+			_, err = db.lockRows(ctx, q, "terms", ids, false)
+		}
+		if err != nil {
+			return db.fail("recount terms", err)
+		}
+	}
 	var err error
 	if ids == nil {
 		_, err = q.exec(ctx, recountSQL)
@@ -331,8 +371,25 @@ func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
 
 // countPostStatusChange adjusts the counts of a post's terms for its status
 // becoming status; it runs in the write transaction before the post row is
-// updated, so it sees the old status.
+// updated, so it sees the old status, and after the post row is locked
+// (lockRows), so that no other transaction changes it meanwhile.
 func (db *DB) countPostStatusChange(ctx context.Context, q querier, postID int64, status string) error {
+	if q.deferCounts() {
+		// The post's terms when its status crosses publish either way: +1
+		// each when it becomes published, -1 when it stops being.
+		var ids []int64
+		if err := collect(ctx, q, &ids, scanInt64, `SELECT term_id FROM term_relationships WHERE post_id = $2
+			AND EXISTS (SELECT 1 FROM posts WHERE id = $2 AND (status = 'publish') <> ($1 = 'publish'))`,
+			status, postID); err != nil {
+			return db.fail(fmt.Sprintf("count post %d terms", postID), err)
+		}
+		if status == "publish" {
+			q.addCounts(ids, 1)
+		} else {
+			q.addCounts(ids, -1)
+		}
+		return nil
+	}
 	if _, err := q.exec(ctx, `UPDATE terms SET count = count + d.delta
 		FROM (SELECT CASE WHEN $1 = 'publish' THEN 1 ELSE 0 END
 			- CASE WHEN status = 'publish' THEN 1 ELSE 0 END AS delta FROM posts WHERE id = $2) AS d
@@ -346,6 +403,15 @@ func (db *DB) countPostStatusChange(ctx context.Context, q querier, postID int64
 // countPostDelete takes a published post out of its terms' counts before
 // the post is deleted.
 func (db *DB) countPostDelete(ctx context.Context, q querier, postID int64) error {
+	if q.deferCounts() {
+		var ids []int64
+		if err := collect(ctx, q, &ids, scanInt64, `SELECT term_id FROM term_relationships WHERE post_id = $1
+			AND EXISTS (SELECT 1 FROM posts WHERE id = $1 AND status = 'publish')`, postID); err != nil {
+			return db.fail(fmt.Sprintf("count post %d terms", postID), err)
+		}
+		q.addCounts(ids, -1)
+		return nil
+	}
 	if _, err := q.exec(ctx, `UPDATE terms SET count = count - 1
 		WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = $1)
 		AND EXISTS (SELECT 1 FROM posts WHERE id = $1 AND status = 'publish')`, postID); err != nil {

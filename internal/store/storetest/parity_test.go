@@ -215,10 +215,11 @@ func TestConcurrentWritersOnTwoHandles(t *testing.T) {
 	}
 }
 
-// TestSlugCheckInsideTxIsSerialized runs the content layer's unique-slug
-// pattern (SlugsTaken, then insert, in one Tx) from many goroutines on two
-// handles: every post must end up with its own slug.
-func TestSlugCheckInsideTxIsSerialized(t *testing.T) {
+// TestSlugCheckUnderKeyLockIsSerialized runs the content layer's
+// unique-slug pattern (lock the slug's key, SlugsTaken, then insert, in
+// one Tx) from many goroutines on two handles: every post must end up
+// with its own slug.
+func TestSlugCheckUnderKeyLockIsSerialized(t *testing.T) {
 	t.Parallel()
 	dbs := storetest.OpenN(t, 2)
 	ctx := context.Background()
@@ -230,6 +231,9 @@ func TestSlugCheckInsideTxIsSerialized(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			errs[i] = dbs[i%2].Tx(ctx, func(s store.Store) error {
+				if err := store.LockKeys(ctx, s, "post-slug:same"); err != nil {
+					return err
+				}
 				slug := "same"
 				for k := 2; ; k++ {
 					taken, err := s.SlugsTaken(ctx, []string{slug}, []string{"post"}, -1, 0)

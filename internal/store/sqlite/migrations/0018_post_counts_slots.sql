@@ -1,0 +1,4 @@
+-- Nothing to change on SQLite: its single writer updates post_counts one
+-- transaction at a time. The file keeps the numbering in step with
+-- PostgreSQL's 0018, which spreads post_counts over slots so that
+-- concurrent creates do not queue on one row.

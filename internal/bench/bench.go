@@ -387,21 +387,7 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 		}},
 	)
 	newCreate := func(ctx context.Context, rng *rand.Rand, title string) (*http.Request, error) {
-		body, err := json.Marshal(map[string]string{
-			"title":   title,
-			"content": BlockContent(rng, 1500),
-			"status":  "publish",
-		})
-		if err != nil {
-			return nil, err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/posts", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.SetBasicAuth(login, appPass)
-		return req, nil
+		return createRequest(ctx, api, login, appPass, title, BlockContent(rng, 1500))
 	}
 	create := func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 		return newCreate(ctx, rng, Title(rng))
@@ -546,4 +532,20 @@ func mib(n int64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// createRequest is the request that creates a published post as login
+// (an application password over HTTP Basic).
+func createRequest(ctx context.Context, api, login, appPass, title, content string) (*http.Request, error) {
+	body, err := json.Marshal(map[string]string{"title": title, "content": content, "status": "publish"})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/posts", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth(login, appPass)
+	return req, nil
 }

@@ -2,9 +2,7 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -396,21 +394,7 @@ func soakRead(api string, ids []int64) func(context.Context, *rand.Rand) (int, *
 // paragraph of about soakBodyBytes.
 func soakCreate(api, login, appPass string) func(context.Context, *rand.Rand) (*http.Request, error) {
 	return func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
-		body, err := json.Marshal(map[string]string{
-			"title":   Title(rng),
-			"content": Paragraph(rng, soakBodyBytes),
-			"status":  "publish",
-		})
-		if err != nil {
-			return nil, err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/posts", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.SetBasicAuth(login, appPass)
-		return req, nil
+		return createRequest(ctx, api, login, appPass, Title(rng), Paragraph(rng, soakBodyBytes))
 	}
 }
 

@@ -891,6 +891,14 @@ func TestTxRollsBackOnErrorAndPanic(t *testing.T) {
 	}
 }
 
+// byStore is lite on SQLite and pg on PostgreSQL.
+func byStore(lite, pg int64) int64 {
+	if storetest.Backend() == "postgres" {
+		return pg
+	}
+	return lite
+}
+
 func TestStatementsCountsEveryStatement(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)
@@ -927,10 +935,13 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 		{"version", func() error { _, err := db.Version(ctx); return err }, 1},
 		{"insert post (insert + version bump)", func() error { return db.InsertPost(ctx, &store.Post{}) }, 2},
 		// A post without terms of the taxonomy: one read, nothing to
-		// unlink; linking counts and links (+ version bump).
+		// unlink; linking counts and links (+ version bump). PostgreSQL
+		// reads the terms to count and counts them just before the
+		// commit, rows locked in id order: one statement more for each
+		// of adding and removing.
 		{"set no terms on a post without any", func() error { return db.SetPostTerms(ctx, 1, "post_tag", nil) }, 1},
-		{"set a term on a post without any", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat.ID}) }, 4},
-		{"set another term on a post with one", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat2.ID}) }, 6},
+		{"set a term on a post without any", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat.ID}) }, byStore(4, 5)},
+		{"set another term on a post with one", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat2.ID}) }, byStore(6, 8)},
 		{"insert user (user + roles + caps + bump)", func() error {
 			return db.InsertUser(ctx, &store.User{Login: "u", Nicename: "u", Roles: []string{"a", "b"}, Caps: map[string]bool{"x": true}})
 		}, 4},

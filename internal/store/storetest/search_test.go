@@ -328,17 +328,7 @@ func TestPostCountsAndDeepPages(t *testing.T) {
 			t.Errorf("query %d: count = %d (%v), want %d", qi, n, err, len(want))
 		}
 		for _, order := range []string{"desc", "asc"} {
-			sorted := slices.Clone(want)
-			slices.SortFunc(sorted, func(a, b *store.Post) int {
-				c := a.Date.Compare(b.Date)
-				if c == 0 {
-					c = int(a.ID - b.ID)
-				}
-				if order == "desc" {
-					return -c
-				}
-				return c
-			})
+			sorted := inDateOrder(want, order)
 			for _, offset := range []int{0, 999, 1000, 1001, 1234, len(want) - 7, len(want), len(want) + 5} {
 				if offset < 0 {
 					continue
@@ -578,17 +568,7 @@ func searchPagesInDateOrder(t *testing.T, db store.Store) {
 				}
 			}
 			for _, order := range []string{"desc", "asc"} {
-				sorted := slices.Clone(want)
-				slices.SortFunc(sorted, func(a, b *store.Post) int {
-					c := a.Date.Compare(b.Date)
-					if c == 0 {
-						c = int(a.ID - b.ID)
-					}
-					if order == "desc" {
-						return -c
-					}
-					return c
-				})
+				sorted := inDateOrder(want, order)
 				for _, limit := range []int{7, 10} {
 					for offset := 0; offset <= len(sorted)+limit; offset += limit {
 						pq := q
@@ -680,4 +660,21 @@ func TestBulkInsertManyPosts(t *testing.T) {
 	if err := db.InsertPost(ctx, next); err != nil || next.ID <= ps[99].ID {
 		t.Fatalf("next insert: id %d (%v), want after %d", next.ID, err, ps[99].ID)
 	}
+}
+
+// inDateOrder returns ps sorted as the store sorts by date in order
+// ("asc" or "desc"), ties broken on id the same way.
+func inDateOrder(ps []*store.Post, order string) []*store.Post {
+	sorted := slices.Clone(ps)
+	slices.SortFunc(sorted, func(a, b *store.Post) int {
+		c := a.Date.Compare(b.Date)
+		if c == 0 {
+			c = int(a.ID - b.ID)
+		}
+		if order == "desc" {
+			return -c
+		}
+		return c
+	})
+	return sorted
 }

@@ -122,7 +122,9 @@ type PostQuery struct {
 	ParentVisibility map[string]*Visibility
 
 	// OrderBy is one of date, id, include, title, slug, menu_order,
-	// modified, parent, author. Order is "asc" or "desc".
+	// modified, parent, author, relevance (a search's best matches first,
+	// then date order; date order without a search). Order is "asc" or
+	// "desc".
 	OrderBy string
 	Order   string
 	// StickyFirst floats sticky posts to the top of the first page.

@@ -277,6 +277,9 @@ func (db *DB) postOrder(q *store.PostQuery, a *Args) string {
 
 // ListPosts returns the posts q selects, in q's order, in one query.
 func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, error) {
+	if relevanceSearch(&q) {
+		return o.listRelevance(ctx, &q)
+	}
 	if monthSeekable(&q) {
 		return o.monthSeek(ctx, &q)
 	}

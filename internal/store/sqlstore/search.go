@@ -139,6 +139,9 @@ type searchQuery struct {
 	// exclude are the terms after a '-': a post that has every word of
 	// one of them does not match.
 	exclude [][]string
+	// terms are the terms that are not excluded, in order, for ordering
+	// by relevance (relevanceTier).
+	terms []searchTerm
 }
 
 // plain reports whether the search is only words (no phrase, nothing
@@ -195,8 +198,10 @@ func parseSearch(s string) searchQuery {
 			sq.exclude = append(sq.exclude, ws)
 		case quoted && len(ws) > 1:
 			sq.phrases = append(sq.phrases, ws)
+			sq.terms = append(sq.terms, searchTerm{words: ws, phrase: true})
 			add(ws)
 		default:
+			sq.terms = append(sq.terms, searchTerm{words: ws})
 			add(ws)
 		}
 	}

@@ -80,6 +80,8 @@ type DB struct {
 	// searchFew and searchMany are the numbers of matches at which a
 	// search page changes plans (adaptiveMatches, windowMatches).
 	searchFew, searchMany int
+	// relevanceRanked is how many matches a search by relevance ranks.
+	relevanceRanked int
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -105,7 +107,7 @@ var (
 
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
-	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches}
+	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, relevanceRanked: relevanceRanked}
 	db.ops = ops{db: db}
 	return db
 }

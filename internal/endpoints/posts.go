@@ -143,7 +143,8 @@ func (c *postsController) collectionParams() []*rest.Arg {
 		&rest.Arg{Name: "exclude", Description: "Ensure result set excludes specific ids.", Type: "array", Items: "integer", Default: []int64{}},
 		&rest.Arg{Name: "include", Description: "Limit result set to specific ids.", Type: "array", Items: "integer", Default: []int64{}},
 	)
-	orderby := []string{"date", "id", "include", "title", "slug"}
+	// relevance is later WordPress's: best matches of search first.
+	orderby := []string{"date", "id", "include", "title", "slug", "relevance"}
 	if c.pt.Supports(content.SupportPageAttributes) {
 		args = append(args, &rest.Arg{Name: "menu_order", Description: "Limit result set to resources with a specific menu_order value.", Type: "integer", Sanitize: rest.AbsInt})
 		orderby = append(orderby, "menu_order")

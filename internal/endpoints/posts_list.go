@@ -123,6 +123,10 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int, err
 			addSlugFilter(&q, key, val)
 		}
 	}
+	if r.String("orderby") == "relevance" && strings.TrimSpace(q.Search) == "" {
+		// As later WordPress answers it.
+		return q, 0, 0, rest.NewError("rest_no_search_term_defined", 400, "You need to define a search term to order by relevance.")
+	}
 	if q.OrderBy == "" {
 		q.OrderBy = "date"
 	}
@@ -137,6 +141,7 @@ func (c *postsController) query(r *rest.Request) (store.PostQuery, int, int, err
 var filterOrderBy = map[string]string{
 	"date": "date", "title": "title", "name": "slug", "id": "id", "modified": "modified",
 	"menu_order": "menu_order", "author": "author", "parent": "parent", "post__in": "include",
+	"relevance": "relevance",
 }
 
 func atoi(s string) int {

@@ -814,7 +814,7 @@ func TestPostRoutesInIndexAndOptions(t *testing.T) {
 			t.Errorf("collection args lack %s", a)
 		}
 	}
-	if ob := args["orderby"].(map[string]any); !reflect.DeepEqual(ob["enum"], []any{"date", "id", "include", "title", "slug"}) {
+	if ob := args["orderby"].(map[string]any); !reflect.DeepEqual(ob["enum"], []any{"date", "id", "include", "title", "slug", "relevance"}) {
 		t.Errorf("orderby enum %v", ob["enum"])
 	}
 	r := e.do("OPTIONS", posts, "")

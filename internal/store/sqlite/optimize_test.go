@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,6 +54,46 @@ func TestOptimizeRefreshesStaleStatistics(t *testing.T) {
 	var limit int
 	if err := db.c.write.QueryRow(`PRAGMA analysis_limit`).Scan(&limit); err != nil || limit != 0 {
 		t.Errorf("analysis_limit after Optimize = %d (%v), want 0", limit, err)
+	}
+}
+
+// TestAnalysisKeepsNoSamples: the full analyses of a migration and of a
+// closing store keep no index samples (sqlite_stat4), with which SQLite
+// prepares a statement again for every new bound value, and keep the
+// row counts (sqlite_stat1).
+func TestAnalysisKeepsNoSamples(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "folio.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 300; i++ {
+		p := &store.Post{Type: "post", Status: []string{"publish", "draft"}[i%2], Slug: "p-" + strconv.Itoa(i), Date: when, DateGMT: when}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 50; i++ {
+		if err := db.InsertTerm(ctx, &store.Term{Taxonomy: []string{"category", "post_tag"}[i%2], Name: "T" + strconv.Itoa(i), Slug: "t-" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil { // analyzes the whole tables
+		t.Fatal(err)
+	}
+	db = openAt(t, path)
+	var samples int
+	if err := db.c.read.QueryRow(`SELECT count(*) FROM sqlite_stat4`).Scan(&samples); err != nil || samples != 0 {
+		t.Errorf("sqlite_stat4 holds %d rows (%v), want 0", samples, err)
+	}
+	if n, _ := strconv.Atoi(postsStat(t, db)); n < 300 {
+		t.Errorf("posts statistics count %d rows, want at least 300", n)
 	}
 }
 

@@ -117,7 +117,7 @@ func (o ops) monthSeek(ctx context.Context, q *store.PostQuery) ([]*store.Post, 
 	query := `WITH m AS (SELECT month, SUM(n) AS n FROM post_counts` + o.db.countsWhere(q, a, all, anyStatus) + ` GROUP BY month),
 		c AS (SELECT month, n, SUM(n) OVER (ORDER BY month ` + dir + `) AS upto FROM m),
 		p AS (SELECT month, upto - n AS before FROM c WHERE upto > ` + off + ` ORDER BY month ` + dir + ` LIMIT 1)
-		SELECT ` + postCols + ` FROM posts`
+		SELECT ` + o.cols() + ` FROM posts`
 	where := o.db.postWhere(q, a)
 	where.add(o.db.d.MonthStart(`(SELECT month FROM p)`, dir == "DESC"))
 	query += where.where() + ` ORDER BY date ` + dir + `, id ` + dir +

@@ -17,6 +17,9 @@ const postCols = `id, type, status, author, parent, menu_order, title, content, 
 	password, guid, date, date_gmt, modified, modified_gmt, comment_status, ping_status,
 	sticky, format, template, featured_media, mime_type, comment_count, pre_trash_status`
 
+// postColsNoContent is postCols with an empty content.
+var postColsNoContent = strings.Replace(postCols, "title, content,", "title, '' AS content,", 1)
+
 // postInsertCols lists the posts columns InsertPost writes, postArgs' order.
 const postInsertCols = `type, status, author, parent, menu_order, title, content, excerpt, slug,
 	password, guid, date, date_gmt, modified, modified_gmt, comment_status, ping_status,
@@ -301,7 +304,7 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 	}
 	a := &Args{}
 	c := o.db.postWhere(&q, a)
-	query := `SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
+	query := `SELECT ` + o.cols() + ` FROM posts` + c.where() + o.db.postOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
 	var out []*store.Post
 	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 		return nil, o.db.fail("list posts", err)
@@ -330,7 +333,7 @@ func (o ops) listSearch(ctx context.Context, q *store.PostQuery, a *Args, guard 
 	}
 	branch := func(seek bool, test string) string {
 		c := o.db.postFilter(q, a, seek)
-		return `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
+		return `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
 			` LIMIT CASE WHEN (` + guard + `) ` + test + ` THEN ` + a.Add(limit) + ` ELSE 0 END OFFSET ` +
 			a.Add(int64(max(q.Offset, 0))) + `)`
 	}

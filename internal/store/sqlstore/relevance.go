@@ -13,7 +13,7 @@ import (
 // more ranks those, then lists the rest in date order, so that ranking a
 // word in most of a million posts costs reading this many, not all of
 // them (docs/search.md).
-const relevanceRanked = 2000
+const relevanceRanked = 200
 
 // SetRelevanceRanked sets how many matches orderby=relevance ranks.
 // Tests lower it to reach its date-ordered tail on a small site; a server
@@ -49,8 +49,9 @@ func (t searchTerm) inTitle(title string) bool {
 //
 // The excerpt and content only count when open (the caller may read the
 // post's text): the order of a protected post must not tell what its
-// hidden text holds.
-func relevanceTier(sq searchQuery, sentence []string, p *store.Post, open bool) int {
+// hidden text holds. p's content is not read: inContent tells whether
+// the whole search is in it, asked only for an open post still at 6.
+func relevanceTier(sq searchQuery, sentence []string, p *store.Post, open bool, inContent func() bool) int {
 	n := len(sq.terms) + len(sq.exclude)
 	if n <= 1 {
 		if len(sq.terms) == 1 && sq.terms[0].inTitle(p.Title) {
@@ -58,7 +59,7 @@ func relevanceTier(sq searchQuery, sentence []string, p *store.Post, open bool) 
 		}
 		return 2
 	}
-	whole := len(sq.exclude) == 0 && len(sentence) > 0
+	whole := wholeSearchRanks(sq, sentence)
 	if whole && SearchPhraseMatch(sentence, p.Title) {
 		return 1
 	}
@@ -80,11 +81,17 @@ func relevanceTier(sq searchQuery, sentence []string, p *store.Post, open bool) 
 		if SearchPhraseMatch(sentence, p.Excerpt) {
 			return 4
 		}
-		if SearchPhraseMatch(sentence, p.Content) {
+		if inContent() {
 			return 5
 		}
 	}
 	return 6
+}
+
+// wholeSearchRanks reports whether the whole search, as a phrase, ranks
+// posts: a search of several terms, none excluded.
+func wholeSearchRanks(sq searchQuery, sentence []string) bool {
+	return len(sq.terms) > 1 && len(sq.exclude) == 0 && len(sentence) > 0
 }
 
 // visibleTo reports whether p passes v, as visibilityExpr does in SQL.
@@ -100,9 +107,11 @@ func visibleTo(v *store.Visibility, p *store.Post) bool {
 // listRelevance lists a page of a search by relevance (relevanceTier),
 // ties in date order (q.Order, newest first by default). The newest
 // relevanceRanked matches are read in date order through the search's
-// usual plans and ranked here, with the same word rules as the index;
-// the matches after them keep their date order. A search of fewer
-// matches is ranked whole.
+// usual plans, without their content, and ranked here with the same word
+// rules as the index; the store is asked in one statement which of them
+// have the whole search in their content, and the page's posts are then
+// read whole. The matches after the ranked ones keep their date order. A
+// search of fewer matches is ranked whole.
 func (o ops) listRelevance(ctx context.Context, q *store.PostQuery) ([]*store.Post, error) {
 	byDate := *q
 	byDate.OrderBy, byDate.StickyFirst = "date", false
@@ -112,16 +121,24 @@ func (o ops) listRelevance(ctx context.Context, q *store.PostQuery) ([]*store.Po
 	if offset < ranked {
 		first := byDate
 		first.Offset, first.Limit = 0, ranked
-		posts, err := o.ListPosts(ctx, first)
+		light := o
+		light.noContent = true
+		posts, err := light.ListPosts(ctx, first)
 		if err != nil {
 			return nil, err
 		}
 		sq := parseSearch(q.Search)
 		sentence := SearchWords(q.Search)
+		inContent := map[int64]bool{}
+		if wholeSearchRanks(sq, sentence) {
+			if inContent, err = o.phraseInContent(ctx, posts, sentence); err != nil {
+				return nil, err
+			}
+		}
 		tiers := make(map[int64]int, len(posts))
 		for _, p := range posts {
 			open := p.Password == "" || p.Password == q.SearchPassword || visibleTo(q.SearchProtected, p)
-			tiers[p.ID] = relevanceTier(sq, sentence, p, open)
+			tiers[p.ID] = relevanceTier(sq, sentence, p, open, func() bool { return inContent[p.ID] })
 		}
 		slices.SortStableFunc(posts, func(x, y *store.Post) int { return tiers[x.ID] - tiers[y.ID] })
 		end := len(posts)
@@ -129,7 +146,11 @@ func (o ops) listRelevance(ctx context.Context, q *store.PostQuery) ([]*store.Po
 			end = min(end, offset+q.Limit)
 		}
 		if offset < end {
-			out = append(out, posts[offset:end]...)
+			page, err := o.wholePosts(ctx, posts[offset:end])
+			if err != nil {
+				return nil, err
+			}
+			out = page
 		}
 		if len(posts) < ranked || (q.Limit > 0 && len(out) == q.Limit) {
 			return out, nil
@@ -145,6 +166,48 @@ func (o ops) listRelevance(ctx context.Context, q *store.PostQuery) ([]*store.Po
 		return nil, err
 	}
 	return append(out, tail...), nil
+}
+
+// phraseInContent returns which of posts have phrase in their content
+// (Dialect.PhraseSearch), in one statement.
+func (o ops) phraseInContent(ctx context.Context, posts []*store.Post, phrase []string) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(posts) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	a := &Args{}
+	query := `SELECT id FROM posts WHERE ` + inExpr(o.db.d, a, "id", ids, false) + ` AND ` + o.db.d.PhraseSearch(a, phrase, "content")
+	var found []int64
+	if err := collect(ctx, o.reader(), &found, scanInt64, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// wholePosts reads posts (listed without their content) whole, in order.
+func (o ops) wholePosts(ctx context.Context, posts []*store.Post) ([]*store.Post, error) {
+	ids := make([]int64, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	byID, err := o.GetPosts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*store.Post, 0, len(posts))
+	for _, id := range ids {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // relevanceSearch reports whether q asks for a search by relevance.

@@ -168,9 +168,9 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 	byID := o.db.postFilter(q, a, true)
 	walk := o.db.postFilter(q, a, false)
 	window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
-	query := windowCTE + `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + byID.where() + order + limit("100") + `)
-		UNION ALL SELECT * FROM (SELECT ` + postCols + ` FROM posts` + walk.where() + order + limit("010") + `)
-		UNION ALL SELECT * FROM (SELECT ` + postCols + ` FROM posts` + window.where() + order + limit("001") + `)` + order
+	query := windowCTE + `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + byID.where() + order + limit("100") + `)
+		UNION ALL SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + walk.where() + order + limit("010") + `)
+		UNION ALL SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + window.where() + order + limit("001") + `)` + order
 	var out []*store.Post
 	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 		return nil, o.db.fail("list posts", err)
@@ -196,7 +196,7 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 		k = min(k*windowGrowth, total)
 		a := &Args{}
 		window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
-		query := windowCTE + `SELECT ` + postCols + ` FROM posts` + window.where() + order + o.db.limitClause(q.Limit, q.Offset, a)
+		query := windowCTE + `SELECT ` + o.cols() + ` FROM posts` + window.where() + order + o.db.limitClause(q.Limit, q.Offset, a)
 		out = out[:0]
 		if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 			return nil, o.db.fail("list posts", err)

@@ -244,6 +244,17 @@ func (t *txStore) Close() error { return nil }
 type ops struct {
 	db *DB
 	tx *txState // nil outside a transaction
+	// noContent lists posts without their content (cols), for a caller
+	// that reads the rest only (listRelevance).
+	noContent bool
+}
+
+// cols returns the posts columns a listing selects, scanPost's.
+func (o ops) cols() string {
+	if o.noContent {
+		return postColsNoContent
+	}
+	return postCols
 }
 
 // AfterCommit runs fn once the transaction o is bound to has committed,

@@ -67,7 +67,7 @@ func (o ops) listByStatus(ctx context.Context, q *store.PostQuery, statuses []st
 		if v := q.Visibility; v != nil && !slices.Contains(v.Public, s) && !slices.Contains(v.OthersStatuses, s) {
 			c.add(`author = ` + a.Add(v.Owner))
 		}
-		branches[i] = `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(q, a) + ` LIMIT ` + end + `) AS s` + strconv.Itoa(i)
+		branches[i] = `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + c.where() + o.db.postOrder(q, a) + ` LIMIT ` + end + `) AS s` + strconv.Itoa(i)
 	}
 	query := `SELECT * FROM (` + strings.Join(branches, ` UNION ALL `) + `) AS page` +
 		o.db.postOrder(q, a) + o.db.limitClause(q.Limit, q.Offset, a)
@@ -103,7 +103,7 @@ func (o ops) listByTerm(ctx context.Context, q *store.PostQuery) ([]*store.Post,
 	offset := a.Add(int64(max(q.Offset, 0)))
 	branch := func(seek bool, test string) string {
 		c := o.db.postFilterTerms(q, a, true, seek)
-		return `SELECT * FROM (SELECT ` + postCols + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
+		return `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + c.where() + o.db.postOrder(q, a) +
 			` LIMIT CASE WHEN ` + guard + ` ` + test + ` THEN ` + limit + ` ELSE 0 END OFFSET ` + offset + `) AS ` + map[bool]string{true: "seek", false: "walk"}[seek]
 	}
 	query := `SELECT * FROM (` + branch(true, `<= `+strconv.Itoa(termPageMatches)) + ` UNION ALL ` +

@@ -142,7 +142,7 @@ func TestSearchByRelevance(t *testing.T) {
 	// date order.
 	t.Run("ranked newest matches, then dates", func(t *testing.T) {
 		db.SetRelevanceRanked(5)
-		t.Cleanup(func() { db.SetRelevanceRanked(2000) })
+		t.Cleanup(func() { db.SetRelevanceRanked(200) })
 		q := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: public,
 			Search: "apple", OrderBy: "relevance", Order: "desc"}
 		want := []int64{25, 24, 20, 26, 22, 19, 18, 17, 16, 14, 13, 12, 10, 8, 6, 5, 4, 3, 2, 1}

@@ -376,6 +376,11 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 		scenario{"GET /posts?search=<two words>", search(func(rng *rand.Rand) string {
 			return words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
 		})},
+		// The best of the newest matches first (docs/search.md).
+		scenario{"GET /posts?search=<two words>&orderby=relevance", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+			terms := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+			return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts?orderby=relevance&search="+url.QueryEscape(terms), nil)
+		}},
 		// A page in the second half of the seeded posts.
 		scenario{"GET /posts?page=<deep>", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 			pages := len(ids) / 10

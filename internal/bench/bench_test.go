@@ -234,6 +234,7 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		{"GET /posts?search=<common word>", "GET", "/api/svc/v2/posts?search="},
 		{"GET /posts?search=<rare word>", "GET", "/api/svc/v2/posts?search=zq"},
 		{"GET /posts?search=<two words>", "GET", "/api/svc/v2/posts?search="},
+		{"GET /posts?search=<two words>&orderby=relevance", "GET", "/api/svc/v2/posts?orderby=relevance&search="},
 		{"GET /posts?page=<deep>", "GET", "/api/svc/v2/posts?page="},
 		{"POST /posts", "POST", "/api/svc/v2/posts"},
 		{"POST /posts (same title)", "POST", "/api/svc/v2/posts"},

@@ -27,6 +27,11 @@ func (c *postsController) list(r *rest.Request) (*rest.Response, error) {
 		cache := r.Cache()
 		for _, p := range posts {
 			cache[postKey(p.ID)] = p
+			// The author of a published post of a public type may be
+			// seen by anyone: the embedded author needs no query for it.
+			if p.Status == "publish" && c.pt.Public {
+				cache[publishedKey(p.Author)] = true
+			}
 		}
 	}
 	res, err := c.prepareMany(r, posts, requestContext(r))

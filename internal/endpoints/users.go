@@ -197,14 +197,26 @@ func (c *usersController) prefetch(reqs []*rest.Request) {
 	if err != nil {
 		return // each request loads its own user and reports the error
 	}
-	pub, err := c.site.PublishedAuthors(ctx, ids)
 	for _, id := range ids {
 		if u, ok := got[id]; ok {
 			cache[userKey(id)] = u
 		} else {
 			cache[userKey(id)] = (*store.User)(nil)
 		}
-		if err == nil {
+	}
+	// Whether each has a published post, unless already known (the
+	// author of a listed published post: posts' list).
+	var ask []int64
+	for _, id := range ids {
+		if _, ok := cache[publishedKey(id)]; !ok {
+			ask = append(ask, id)
+		}
+	}
+	if len(ask) == 0 {
+		return
+	}
+	if pub, err := c.site.PublishedAuthors(ctx, ask); err == nil {
+		for _, id := range ask {
 			cache[publishedKey(id)] = pub[id]
 		}
 	}

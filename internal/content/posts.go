@@ -270,18 +270,38 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
+		// What is made of the id (the GUID, the slug of a post without
+		// one) goes in with the insert where the store hands out the id
+		// first, and is written after it elsewhere.
+		fill := func() {
+			p.GUID = guidFor(siteRoot, pt, p.ID)
+			if p.Slug == "" && !draftLike(p.Status) {
+				p.Slug = strconv.FormatInt(p.ID, 10)
+			}
+		}
+		filled := false
+		if r, ok := tx.(store.PostIDReserver); ok {
+			id, err := r.ReservePostID(ctx)
+			if err != nil {
+				return err
+			}
+			if id != 0 {
+				p.ID = id
+				fill()
+				filled = true
+			}
+		}
 		if err := tx.InsertPost(ctx, p); err != nil {
 			return err
 		}
 		if err := s.setPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory); err != nil {
 			return err
 		}
-		p.GUID = guidFor(siteRoot, pt, p.ID)
-		if p.Slug == "" && !draftLike(p.Status) {
-			p.Slug = strconv.FormatInt(p.ID, 10)
-		}
-		if err := tx.UpdatePost(ctx, p); err != nil {
-			return err
+		if !filled {
+			fill()
+			if err := tx.UpdatePost(ctx, p); err != nil {
+				return err
+			}
 		}
 		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "created", ID: p.ID, Record: p})
 	})

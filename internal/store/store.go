@@ -143,6 +143,16 @@ type Visibility struct {
 	OthersStatuses []string
 }
 
+// PostIDReserver is a Store that can give a new post its id before
+// InsertPost, so that what is made of the id (a GUID, a slug) goes in with
+// the insert instead of an update after it.
+type PostIDReserver interface {
+	// ReservePostID returns an id that no post has and no other post will
+	// get, for a post InsertPost then inserts; 0 where the store hands out
+	// ids only on insert.
+	ReservePostID(ctx context.Context) (int64, error)
+}
+
 // PostStore is what the content layer needs to keep posts.
 type PostStore interface {
 	GetPost(ctx context.Context, id int64) (*Post, error)
@@ -151,7 +161,8 @@ type PostStore interface {
 	GetPosts(ctx context.Context, ids []int64) (map[int64]*Post, error)
 	ListPosts(ctx context.Context, q PostQuery) ([]*Post, error)
 	CountPosts(ctx context.Context, q PostQuery) (int64, error)
-	// InsertPost stores p (p.ID must be 0) and sets p.ID.
+	// InsertPost stores p and sets p.ID. p.ID must be 0, or an id the
+	// store's ReservePostID handed out (PostIDReserver).
 	InsertPost(ctx context.Context, p *Post) error
 	// UpdatePost writes every column of p except CommentCount, which only
 	// the CommentStore's writes change.

@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/folio-server/folio/internal/store"
@@ -80,6 +81,9 @@ type DB struct {
 	// searchFew and searchMany are the numbers of matches at which a
 	// search page changes plans (adaptiveMatches, windowMatches).
 	searchFew, searchMany int
+	// reserved holds the post ids ReservePostID handed out outside a
+	// transaction that no InsertPost used yet.
+	reserved sync.Map
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -101,6 +105,7 @@ var (
 	_ store.Exporter     = (*txStore)(nil)
 	_ store.Committer    = (*DB)(nil)
 	_ store.Committer    = (*txStore)(nil)
+	_ store.PostIDReserver = (*txStore)(nil)
 )
 
 // New returns the store that runs its statements on c in dialect d.
@@ -205,6 +210,9 @@ type txState struct {
 	done  atomic.Bool
 	// counts holds the term count changes applied before the commit.
 	counts termCounts
+	// reserved holds the post ids ReservePostID handed out in the
+	// transaction that no InsertPost used yet.
+	reserved []int64
 }
 
 // txStore is the store bound to one transaction.

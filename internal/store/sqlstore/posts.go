@@ -507,6 +507,59 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 	return out, nil
 }
 
+// SlugSuffixesTaken returns the n >= 2 for which another visible post of
+// one of types (any type when empty), under parent when parent >= 0, uses
+// the slug base-n, in one query: a range of the slug index (every slug
+// that begins with "base-" and a digit sorts at or after "base-0" and
+// before "base-:", ':' following '9' in byte order), the suffixes parsed
+// here.
+func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	a := &Args{}
+	c := o.db.newCond(a)
+	c.add(`slug >= ` + a.Add(base+"-0"))
+	c.add(`slug < ` + a.Add(base+"-:"))
+	c.add(`id <> ` + a.Add(exceptID))
+	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
+	if len(types) > 0 {
+		inList(c, "type", types, false)
+	}
+	if parent >= 0 {
+		c.add(`parent = ` + a.Add(parent))
+	}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		if n, ok := slugSuffix(s, base); ok {
+			out[n] = true
+		}
+		return nil
+	}, `SELECT slug FROM posts`+c.where(), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("slugs taken", err)
+	}
+	return out, nil
+}
+
+// slugSuffix returns n when slug is base-n, n >= 2 in decimal without
+// leading zeros.
+func slugSuffix(slug, base string) (int64, bool) {
+	digits, ok := strings.CutPrefix(slug, base+"-")
+	if !ok || digits == "" || digits[0] == '0' || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(digits[i]-'0')
+	}
+	return n, n >= 2
+}
+
 // AuthorsWithPublished reports which authors have a published post of
 // types (any type when empty), one index probe per author; every asked
 // author is in the map.

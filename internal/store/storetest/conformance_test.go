@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -309,6 +310,62 @@ func TestSlugTaken(t *testing.T) {
 	}
 	if set, err := db.SlugsTaken(ctx, nil, nil, -1, 0); err != nil || len(set) != 0 {
 		t.Fatalf("no slugs: %v (%v)", set, err)
+	}
+}
+
+func TestSlugSuffixesTaken(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	add := func(slug, typ, status string, parent int64) int64 {
+		t.Helper()
+		p := &store.Post{Type: typ, Status: status, Slug: slug, Parent: parent}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	add("walk", "post", "publish", 0)
+	add("walk-2", "post", "publish", 0)
+	self := add("walk-3", "post", "private", 0)
+	add("walk-4", "post", "draft", 0)    // drafts do not count
+	add("walk-5", "page", "publish", 0)  // another type
+	add("walk-6", "post", "publish", 7)  // another parent
+	add("walk-07", "post", "publish", 0) // a leading zero: not a suffix
+	add("walk-8x", "post", "publish", 0) // not a number
+	add("walk-in-9", "post", "publish", 0)
+	add("walks-10", "post", "publish", 0) // another base
+	add("walk-11", "post", "publish", 0)
+	add("walk-1", "post", "publish", 0) // 1 is no candidate
+	tests := []struct {
+		name   string
+		types  []string
+		parent int64
+		except int64
+		want   []int64
+	}{
+		{"posts", []string{"post"}, -1, 0, []int64{2, 3, 6, 11}},
+		{"posts except one", []string{"post"}, -1, self, []int64{2, 6, 11}},
+		{"posts under parent 0", []string{"post"}, 0, 0, []int64{2, 3, 11}},
+		{"any type", nil, -1, 0, []int64{2, 3, 5, 6, 11}},
+		{"pages", []string{"page"}, -1, 0, []int64{5}},
+	}
+	for _, tt := range tests {
+		got, err := db.SlugSuffixesTaken(ctx, "walk", tt.types, tt.parent, tt.except)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns []int64
+		for n := range got {
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		if !slices.Equal(ns, tt.want) {
+			t.Errorf("%s: SlugSuffixesTaken = %v, want %v", tt.name, ns, tt.want)
+		}
+	}
+	if got, err := db.SlugSuffixesTaken(ctx, "nothing", nil, -1, 0); err != nil || len(got) != 0 {
+		t.Fatalf("unused base: %v (%v)", got, err)
 	}
 }
 

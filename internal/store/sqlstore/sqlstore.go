@@ -96,15 +96,15 @@ func (db *DB) SetSearchPlans(few, many int) {
 }
 
 var (
-	_ store.Store        = (*DB)(nil)
-	_ store.CommentPager = (*DB)(nil)
-	_ store.Exporter     = (*DB)(nil)
-	_ store.Snapshotter  = (*DB)(nil)
-	_ store.Copier       = (*DB)(nil)
-	_ store.Store        = (*txStore)(nil)
-	_ store.Exporter     = (*txStore)(nil)
-	_ store.Committer    = (*DB)(nil)
-	_ store.Committer    = (*txStore)(nil)
+	_ store.Store          = (*DB)(nil)
+	_ store.CommentPager   = (*DB)(nil)
+	_ store.Exporter       = (*DB)(nil)
+	_ store.Snapshotter    = (*DB)(nil)
+	_ store.Copier         = (*DB)(nil)
+	_ store.Store          = (*txStore)(nil)
+	_ store.Exporter       = (*txStore)(nil)
+	_ store.Committer      = (*DB)(nil)
+	_ store.Committer      = (*txStore)(nil)
 	_ store.PostIDReserver = (*txStore)(nil)
 )
 

@@ -30,7 +30,7 @@ func (im *importer) columnTypes(ctx context.Context, table string) (map[string]s
 		return m, nil
 	}
 	m := map[string]string{}
-	conn, err := im.tx.started(ctx)
+	conn, err := im.tx.ready(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (im *importer) InsertRows(ctx context.Context, table string, cols []string,
 		conv[i] = out
 	}
 	im.count()
-	conn, err := im.tx.started(ctx)
+	conn, err := im.tx.ready(ctx)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func convert(v any, typ string) (any, error) {
 // so that the ids the copy set explicitly are never handed out again.
 func (im *importer) SetLastID(ctx context.Context, table string, last int64) error {
 	var hasID bool
-	conn, err := im.tx.started(ctx)
+	conn, err := im.tx.ready(ctx)
 	if err != nil {
 		return err
 	}

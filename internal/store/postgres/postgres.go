@@ -237,7 +237,7 @@ func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
 	if err != nil {
 		return nil, fail("begin", err)
 	}
-	return &writeTx{conn: conn, begin: []sqlstore.Stmt{
+	return &writeTx{conn: conn, pending: []sqlstore.Stmt{
 		{Query: `BEGIN`},
 		{Query: `SELECT pg_advisory_xact_lock_shared($1)`, Args: []any{c.writeKey}},
 	}}, nil
@@ -245,20 +245,25 @@ func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
 
 // LockKeys takes a transaction-level advisory lock on each of keys, in
 // the order given (sorted by the caller, so two transactions never wait
-// for each other in a cycle over their keys), in one statement.
+// for each other in a cycle over their keys), in one statement. In a
+// write transaction the statement goes with the transaction's next one
+// (writeTx), which runs once the locks are held; a failure to lock (a
+// deadlock) is then that statement's error.
 func (c *conns) LockKeys(ctx context.Context, tx sqlstore.Tx, keys []string) error {
 	ids := make([]int64, len(keys))
 	for i, k := range keys {
 		ids[i] = lockKey(c.keyPrefix + k)
 	}
-	var err error
-	if len(ids) == 1 {
-		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ids[0])
-	} else {
+	st := sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock($1)`, Args: []any{ids[0]}}
+	if len(ids) > 1 {
 		// unnest yields the keys in array order, and each row's lock is
 		// taken as the row is produced.
-		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)`, ids)
+		st = sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)`, Args: []any{ids}}
 	}
+	if wt, ok := tx.(*writeTx); ok {
+		return wt.lock(st)
+	}
+	_, err := tx.Exec(ctx, st.Query, st.Args...)
 	return err
 }
 

@@ -14,16 +14,20 @@ import (
 
 // writeTx is a write transaction on one connection of the pool, held from
 // Begin to the commit or rollback. It saves round trips where pgx's
-// transactions would spend one each: BEGIN (and the shared write lock)
-// go with the first statement, and the statements that end a
-// transaction (the version bump, the term counts) go with COMMIT and the
-// bump after it (CommitWith), each group sent as one pipeline (a pgx
-// batch) and answered in one round trip.
+// transactions would spend one each: BEGIN (and the shared write lock),
+// and the key locks (LockKeys), go with the next statement, and the
+// statements that end a transaction (the version bump, the term counts)
+// go with COMMIT and the bump after it (CommitWith), each group sent as
+// one pipeline (a pgx batch) and answered in one round trip. The server
+// runs a pipeline's statements in order, so a lock sent with a read is
+// held before the read runs.
 type writeTx struct {
 	conn *pgxpool.Conn
-	// begin holds the statements that start the transaction until they
-	// are sent, with the first statement; nil once sent.
-	begin []sqlstore.Stmt
+	// pending holds the statements whose results nobody reads (BEGIN,
+	// the locks) until they are sent, with the next statement.
+	pending []sqlstore.Stmt
+	// started is set once BEGIN has been sent.
+	started bool
 	// savepoints counts the savepoints taken, to name them (Guard).
 	savepoints int
 	// done is set once the transaction has committed or rolled back and
@@ -60,7 +64,7 @@ func (t *writeTx) Exec(ctx context.Context, query string, args ...any) (sql.Resu
 	if t.done {
 		return nil, errTxDone
 	}
-	if t.begin == nil {
+	if len(t.pending) == 0 {
 		tag, err := t.conn.Exec(ctx, query, args...)
 		if err != nil {
 			return nil, err
@@ -68,10 +72,8 @@ func (t *writeTx) Exec(ctx context.Context, query string, args ...any) (sql.Resu
 		return result(tag.RowsAffected()), nil
 	}
 	b := &pgx.Batch{}
-	queue(b, t.begin)
+	n := t.flush(b)
 	b.Queue(query, args...)
-	n := len(t.begin)
-	t.begin = nil
 	br := t.conn.SendBatch(ctx, b)
 	err := execAll(br, n)
 	var tag int64
@@ -95,7 +97,7 @@ func (t *writeTx) Query(ctx context.Context, query string, args ...any) (sqlstor
 	if t.done {
 		return nil, errTxDone
 	}
-	if t.begin == nil {
+	if len(t.pending) == 0 {
 		rs, err := t.conn.Query(ctx, query, args...)
 		if err != nil {
 			return nil, err
@@ -103,10 +105,8 @@ func (t *writeTx) Query(ctx context.Context, query string, args ...any) (sqlstor
 		return rows{rs}, nil
 	}
 	b := &pgx.Batch{}
-	queue(b, t.begin)
+	n := t.flush(b)
 	b.Queue(query, args...)
-	n := len(t.begin)
-	t.begin = nil
 	br := t.conn.SendBatch(ctx, b)
 	if err := execAll(br, n); err != nil {
 		_ = br.Close()
@@ -144,17 +144,35 @@ func (r *batchRows) Err() error {
 	return r.err
 }
 
-// started sends BEGIN and the write lock when nothing has sent them yet,
-// for work that needs the transaction itself (Importer's COPY).
-func (t *writeTx) started(ctx context.Context) (*pgx.Conn, error) {
+// flush queues the pending statements on b and forgets them, returning
+// how many it queued.
+func (t *writeTx) flush(b *pgx.Batch) int {
+	queue(b, t.pending)
+	n := len(t.pending)
+	t.pending = nil
+	t.started = true
+	return n
+}
+
+// lock queues a statement that takes a lock, to be sent with the next
+// statement.
+func (t *writeTx) lock(st sqlstore.Stmt) error {
+	if t.done {
+		return errTxDone
+	}
+	t.pending = append(t.pending, st)
+	return nil
+}
+
+// ready sends the pending statements (BEGIN, the locks), for work that
+// needs the transaction itself (Importer's COPY).
+func (t *writeTx) ready(ctx context.Context) (*pgx.Conn, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if t.begin != nil {
+	if len(t.pending) > 0 {
 		b := &pgx.Batch{}
-		queue(b, t.begin)
-		n := len(t.begin)
-		t.begin = nil
+		n := t.flush(b)
 		br := t.conn.SendBatch(ctx, b)
 		err := execAll(br, n)
 		if cerr := br.Close(); err == nil {
@@ -177,19 +195,17 @@ func (t *writeTx) CommitWith(ctx context.Context, before, after []sqlstore.Stmt)
 	if t.done {
 		return errTxDone
 	}
-	if t.begin != nil && len(before) == 0 {
-		// Nothing ran: there is nothing to commit.
-		t.begin = nil
+	if !t.started && len(before) == 0 {
+		// Nothing ran: there is nothing to commit (nor to lock).
+		t.pending = nil
 		t.release()
 		return nil
 	}
 	b := &pgx.Batch{}
-	queue(b, t.begin)
+	n := t.flush(b) + len(before)
 	queue(b, before)
 	b.Queue(`COMMIT`)
 	queue(b, after)
-	n := len(t.begin) + len(before)
-	t.begin = nil
 	br := t.conn.SendBatch(ctx, b)
 	err := execAll(br, n)
 	if err == nil {
@@ -228,7 +244,7 @@ func (t *writeTx) Rollback(ctx context.Context) error {
 		return nil
 	}
 	defer t.release()
-	if t.begin != nil || t.conn.Conn().PgConn().TxStatus() == 'I' {
+	if !t.started || t.conn.Conn().PgConn().TxStatus() == 'I' {
 		return nil // never started, or already over
 	}
 	if _, err := t.conn.Exec(ctx, `ROLLBACK`); err != nil {

@@ -270,18 +270,38 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}
+		// What is made of the id (the GUID, the slug of a post without
+		// one) goes in with the insert where the store hands out the id
+		// first, and is written after it elsewhere.
+		fill := func() {
+			p.GUID = guidFor(siteRoot, pt, p.ID)
+			if p.Slug == "" && !draftLike(p.Status) {
+				p.Slug = strconv.FormatInt(p.ID, 10)
+			}
+		}
+		filled := false
+		if r, ok := tx.(store.PostIDReserver); ok {
+			id, err := r.ReservePostID(ctx)
+			if err != nil {
+				return err
+			}
+			if id != 0 {
+				p.ID = id
+				fill()
+				filled = true
+			}
+		}
 		if err := tx.InsertPost(ctx, p); err != nil {
 			return err
 		}
 		if err := s.setPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory); err != nil {
 			return err
 		}
-		p.GUID = guidFor(siteRoot, pt, p.ID)
-		if p.Slug == "" && !draftLike(p.Status) {
-			p.Slug = strconv.FormatInt(p.ID, 10)
-		}
-		if err := tx.UpdatePost(ctx, p); err != nil {
-			return err
+		if !filled {
+			fill()
+			if err := tx.UpdatePost(ctx, p); err != nil {
+				return err
+			}
 		}
 		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "created", ID: p.ID, Record: p})
 	})
@@ -358,9 +378,12 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 	} else if pt.Hierarchical {
 		parent = p.Parent
 	}
-	// The candidates base, base-2, base-3, … are asked in batches, one
-	// query each, growing eightfold: a title used a thousand times costs
-	// three queries, not a thousand.
+	// The candidates base, base-2, … base-16 are asked in one query;
+	// when all are taken, one more query lists every taken base-N (a
+	// range of the slug index) and the first N free is the slug: a title
+	// used a thousand times costs two queries, not a thousand probes.
+	// A base so long that a suffix cuts it is asked in batches growing
+	// eightfold, one query each.
 	base := p.Slug
 	// Whoever could pick the same candidate waits until this transaction
 	// has committed the one it picks.
@@ -369,6 +392,22 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 	}
 	n := 1
 	for batch := 16; ; batch *= 8 {
+		if n > 16 && len(base) <= 180 {
+			// The first candidates are all taken: every taken base-N
+			// comes in one query, and the first N free is the slug (the
+			// base is short enough that no suffix of up to 19 digits
+			// cuts it).
+			taken, err := tx.SlugSuffixesTaken(ctx, base, types, parent, p.ID)
+			if err != nil {
+				return err
+			}
+			for k := int64(2); ; k++ {
+				if !taken[k] {
+					p.Slug = base + "-" + strconv.FormatInt(k, 10)
+					return nil
+				}
+			}
+		}
 		cands := make([]string, 0, batch)
 		for ; len(cands) < batch; n++ {
 			cand := base

@@ -3,6 +3,7 @@ package content_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -201,6 +202,47 @@ func TestSlugsAreUniqueExceptForDrafts(t *testing.T) {
 	// A published post without a slug is named by its title.
 	if p := r.create("author", content.PostInput{Title: ptr("Hello World"), Status: ptr("publish")}); p.Slug != "hello-world" {
 		t.Errorf("slug from title = %q, want hello-world", p.Slug)
+	}
+}
+
+// TestManyPostsOfOneTitleTakeTheFirstFreeSuffix: past the first sixteen
+// candidates (asked one by one) the taken suffixes are read in one query;
+// the first free one is still the slug, gaps first, and a new post's
+// GUID and stored slug are what the create returned.
+func TestManyPostsOfOneTitleTakeTheFirstFreeSuffix(t *testing.T) {
+	t.Parallel()
+	r := newRules(t)
+	var posts []*store.Post
+	for i := 1; i <= 20; i++ {
+		p := r.create("editor", content.PostInput{Title: ptr("Gap"), Status: ptr("publish")})
+		want := "gap"
+		if i > 1 {
+			want = fmt.Sprintf("gap-%d", i)
+		}
+		if p.Slug != want {
+			t.Fatalf("post %d: slug %q, want %q", i, p.Slug, want)
+		}
+		posts = append(posts, p)
+	}
+	// Slugs that look like candidates but are none, and a draft's.
+	for _, slug := range []string{"gap-05", "gap-21x", "gap-in-22"} {
+		r.create("editor", content.PostInput{Title: ptr("Other"), Status: ptr("publish"), Slug: ptr(slug)})
+	}
+	r.create("editor", content.PostInput{Title: ptr("Gap"), Status: ptr("draft"), Slug: ptr("gap-21")})
+	for _, i := range []int{18, 5} {
+		if err := r.site.DeletePost(r.ctx, posts[i-1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"gap-5", "gap-18", "gap-21", "gap-22"} {
+		p := r.create("editor", content.PostInput{Title: ptr("Gap"), Status: ptr("publish")})
+		if p.Slug != want {
+			t.Fatalf("slug %q, want %q", p.Slug, want)
+		}
+		stored := r.get(p.ID)
+		if stored.Slug != want || stored.GUID != fmt.Sprintf("http://example.com/?p=%d", p.ID) || stored.GUID != p.GUID {
+			t.Fatalf("stored slug %q guid %q (returned %q), want %q and the id's GUID", stored.Slug, stored.GUID, p.GUID, want)
+		}
 	}
 }
 

@@ -354,26 +354,53 @@ func (s *Site) buildSettings(raw string) *Settings {
 	return st
 }
 
-// settingsEntry is the settings loaded for one store write version.
+// settingsEntry is the settings loaded for one store write version, and
+// the stored option's text they were made of.
 type settingsEntry struct {
 	version int64
+	raw     string
 	val     *Settings
 }
 
-// Settings returns the effective site settings. They are cached for the
-// store's write version (the one the API server read for the request when
-// there is one, store.ContextVersion), so a change made on any node is seen
-// by the next request on every node; reading them costs nothing more than
-// the version read while nothing was written.
+// Settings returns the effective site settings, as stored when they are
+// read, so a change made on any node is seen by the next request on every
+// node. With the store's write version the API server read for the
+// request (store.ContextVersion) they are cached for that version and cost
+// nothing while nothing was written. Without one (writes, which advance
+// the version every time) the option is read, one statement like the
+// version's, and the settings made of the same text are reused.
 func (s *Site) Settings(ctx context.Context) (*Settings, error) {
-	version, ok := store.ContextVersion(ctx)
-	if !ok {
-		var err error
-		if version, err = s.st.Version(ctx); err != nil {
-			return nil, fmt.Errorf("read settings: %w", err)
-		}
+	if version, ok := store.ContextVersion(ctx); ok {
+		return s.settingsAt(ctx, version)
 	}
-	return s.settingsAt(ctx, version)
+	raw, err := s.settingsText(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.settingsOf(raw), nil
+}
+
+// settingsText reads the stored settings option ("" when unset).
+func (s *Site) settingsText(ctx context.Context) (string, error) {
+	raw, err := s.st.GetOption(ctx, SettingsOption)
+	if errors.Is(err, store.ErrNotFound) {
+		raw, err = "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read settings: %w", err)
+	}
+	return raw, nil
+}
+
+// settingsOf returns the settings made of the option's text raw, made
+// again only when the text differs from the last one.
+func (s *Site) settingsOf(raw string) *Settings {
+	if e := s.settingsByText.Load(); e != nil && e.raw == raw {
+		return e.val
+	}
+	val := s.buildSettings(raw)
+	s.settingsByText.Store(&settingsEntry{raw: raw, val: val})
+	return val
 }
 
 // settingsAt returns the settings of store version version, loading them
@@ -382,18 +409,15 @@ func (s *Site) settingsAt(ctx context.Context, version int64) (*Settings, error)
 	if e := s.settings.Load(); e != nil && e.version == version {
 		return e.val, nil
 	}
-	raw, err := s.st.GetOption(ctx, SettingsOption)
-	if errors.Is(err, store.ErrNotFound) {
-		raw, err = "", nil
-	}
+	raw, err := s.settingsText(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read settings: %w", err)
+		return nil, err
 	}
-	val := s.buildSettings(raw)
+	val := s.settingsOf(raw)
 	// The version was read before the option, so the option is at least
 	// as new as the version: a later request that sees a newer version
 	// reloads it. An older reader never replaces a newer entry.
-	next := &settingsEntry{version: version, val: val}
+	next := &settingsEntry{version: version, raw: raw, val: val}
 	for {
 		cur := s.settings.Load()
 		if cur != nil && cur.version > version {
@@ -411,7 +435,7 @@ func (s *Site) settingsAt(ctx context.Context, version int64) (*Settings, error)
 // what shows the settings outside a request (an API schema) or must never
 // fail (a page's title when the store is down) uses it.
 func (s *Site) LastSettings() *Settings {
-	if e := s.settings.Load(); e != nil {
+	if e := s.settingsByText.Load(); e != nil {
 		return e.val
 	}
 	return s.fileSettings

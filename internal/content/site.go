@@ -33,10 +33,12 @@ type Site struct {
 	clock    func() time.Time
 	renders  renderCache
 	counts   countCache
-	// settings caches the effective settings for a store version;
-	// fileSettings are the configuration file's (settings.go).
-	settings     settingsCache
-	fileSettings *Settings
+	// settings caches the effective settings for a store version,
+	// settingsByText the last ones made and the option's text they were
+	// made of; fileSettings are the configuration file's (settings.go).
+	settings       settingsCache
+	settingsByText settingsCache
+	fileSettings   *Settings
 
 	// hooks are the typed hooks the domain fires (package events);
 	// extensions bind their handlers to them (SetHooks, Hooks).

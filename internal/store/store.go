@@ -145,6 +145,16 @@ type Visibility struct {
 	OthersStatuses []string
 }
 
+// PostIDReserver is a Store that can give a new post its id before
+// InsertPost, so that what is made of the id (a GUID, a slug) goes in with
+// the insert instead of an update after it.
+type PostIDReserver interface {
+	// ReservePostID returns an id that no post has and no other post will
+	// get, for a post InsertPost then inserts; 0 where the store hands out
+	// ids only on insert.
+	ReservePostID(ctx context.Context) (int64, error)
+}
+
 // PostStore is what the content layer needs to keep posts.
 type PostStore interface {
 	GetPost(ctx context.Context, id int64) (*Post, error)
@@ -153,7 +163,8 @@ type PostStore interface {
 	GetPosts(ctx context.Context, ids []int64) (map[int64]*Post, error)
 	ListPosts(ctx context.Context, q PostQuery) ([]*Post, error)
 	CountPosts(ctx context.Context, q PostQuery) (int64, error)
-	// InsertPost stores p (p.ID must be 0) and sets p.ID.
+	// InsertPost stores p and sets p.ID. p.ID must be 0, or an id the
+	// store's ReservePostID handed out (PostIDReserver).
 	InsertPost(ctx context.Context, p *Post) error
 	// UpdatePost writes every column of p except CommentCount, which only
 	// the CommentStore's writes change.
@@ -164,6 +175,11 @@ type PostStore interface {
 	// parent >= 0) and with a status not in draft/pending/auto-draft, uses,
 	// in one query.
 	SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error)
+	// SlugSuffixesTaken returns the numbers n >= 2 for which the slug
+	// base-n (n in decimal, without leading zeros) is taken in the sense of
+	// SlugsTaken, in one query that walks the slugs beginning with base-
+	// in the slug index instead of asking for each candidate.
+	SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64) (map[int64]bool, error)
 	// AuthorsWithPublished reports, for every author id asked, whether the
 	// author has at least one post with status publish of the given types
 	// (any type when empty). It stops at the first such post per author, so

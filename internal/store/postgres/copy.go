@@ -15,12 +15,12 @@ import (
 // Importer returns the importer of a copy into PostgreSQL, writing with
 // COPY in tx.
 func (c *conns) Importer(tx sqlstore.Tx, count func()) store.Importer {
-	return &importer{tx: tx.(pgTx).tx, count: count, types: map[string]map[string]string{}}
+	return &importer{tx: tx.(*writeTx), count: count, types: map[string]map[string]string{}}
 }
 
 // importer writes rows with COPY inside Import's transaction.
 type importer struct {
-	tx    pgx.Tx
+	tx    *writeTx
 	count func()
 	types map[string]map[string]string // table → column → data type
 }
@@ -30,7 +30,11 @@ func (im *importer) columnTypes(ctx context.Context, table string) (map[string]s
 		return m, nil
 	}
 	m := map[string]string{}
-	rows, err := im.tx.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
+	conn, err := im.tx.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1`, table)
 	if err != nil {
 		return nil, fail("columns of "+table, err)
@@ -81,7 +85,11 @@ func (im *importer) InsertRows(ctx context.Context, table string, cols []string,
 		conv[i] = out
 	}
 	im.count()
-	if _, err := im.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(conv)); err != nil {
+	conn, err := im.tx.ready(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(conv)); err != nil {
 		return sqlstore.Conflict(dialect{}, err, "import "+table)
 	}
 	return nil
@@ -144,8 +152,12 @@ func convert(v any, typ string) (any, error) {
 // so that the ids the copy set explicitly are never handed out again.
 func (im *importer) SetLastID(ctx context.Context, table string, last int64) error {
 	var hasID bool
+	conn, err := im.tx.ready(ctx)
+	if err != nil {
+		return err
+	}
 	im.count()
-	if err := im.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'id')`, table).Scan(&hasID); err != nil {
 		return fail("id counter of "+table, err)
 	}
@@ -153,7 +165,7 @@ func (im *importer) SetLastID(ctx context.Context, table string, last int64) err
 		return fmt.Errorf("postgres: import: table %s has no id column", table)
 	}
 	im.count()
-	_, err := im.tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST(last, 1), last > 0)
+	_, err = conn.Exec(ctx, `SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST(last, 1), last > 0)
 		FROM (SELECT GREATEST($2::bigint, (SELECT COALESCE(MAX(id), 0) FROM `+pgx.Identifier{table}.Sanitize()+`)) AS last) n`,
 		table, last)
 	if err != nil {

@@ -135,7 +135,6 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		migrateKey: lockKey("folio migrate " + dbName + "." + schema),
 		keyPrefix:  "folio key " + dbName + "." + schema + "\x00",
 	}
-	c.begin = pgx.TxOptions{BeginQuery: fmt.Sprintf(`BEGIN; SELECT pg_advisory_xact_lock_shared(%d)`, c.writeKey)}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -219,9 +218,6 @@ type conns struct {
 	// keyPrefix starts the names of the keys LockKeys locks, so that
 	// schemas (and databases) never share a key.
 	keyPrefix string
-	// begin starts a write transaction: BEGIN and the shared write lock,
-	// in one round trip.
-	begin pgx.TxOptions
 }
 
 var _ sqlstore.KeyLocker = (*conns)(nil)
@@ -229,36 +225,45 @@ var _ sqlstore.KeyLocker = (*conns)(nil)
 // Reader returns the pool.
 func (c *conns) Reader() sqlstore.Conn { return c.reader }
 
-// Begin starts a write transaction. Every write transaction, serial or
-// not, takes this schema's write lock in shared mode in the same round
-// trip as BEGIN: it never waits for this release's writers, only for
-// those of the previous release, which take it exclusively (a rolling
-// upgrade). A serial transaction guards what it reads and then writes
-// with LockKeys.
+// Begin starts a write transaction on a connection of the pool. Every
+// write transaction, serial or not, takes this schema's write lock in
+// shared mode: it never waits for this release's writers, only for those
+// of the previous release, which take it exclusively (a rolling upgrade).
+// BEGIN and that lock are sent with the transaction's first statement, in
+// its round trip (writeTx). A serial transaction guards what it reads and
+// then writes with LockKeys.
 func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
-	tx, err := c.pool.BeginTx(ctx, c.begin)
+	conn, err := c.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fail("begin", err)
 	}
-	return pgTx{tx}, nil
+	return &writeTx{conn: conn, pending: []sqlstore.Stmt{
+		{Query: `BEGIN`},
+		{Query: `SELECT pg_advisory_xact_lock_shared($1)`, Args: []any{c.writeKey}},
+	}}, nil
 }
 
 // LockKeys takes a transaction-level advisory lock on each of keys, in
 // the order given (sorted by the caller, so two transactions never wait
-// for each other in a cycle over their keys), in one statement.
+// for each other in a cycle over their keys), in one statement. In a
+// write transaction the statement goes with the transaction's next one
+// (writeTx), which runs once the locks are held; a failure to lock (a
+// deadlock) is then that statement's error.
 func (c *conns) LockKeys(ctx context.Context, tx sqlstore.Tx, keys []string) error {
 	ids := make([]int64, len(keys))
 	for i, k := range keys {
 		ids[i] = lockKey(c.keyPrefix + k)
 	}
-	var err error
-	if len(ids) == 1 {
-		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ids[0])
-	} else {
+	st := sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock($1)`, Args: []any{ids[0]}}
+	if len(ids) > 1 {
 		// unnest yields the keys in array order, and each row's lock is
 		// taken as the row is produced.
-		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)`, ids)
+		st = sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)`, Args: []any{ids}}
 	}
+	if wt, ok := tx.(*writeTx); ok {
+		return wt.lock(st)
+	}
+	_, err := tx.Exec(ctx, st.Query, st.Args...)
 	return err
 }
 
@@ -305,7 +310,7 @@ func (c runConn) Query(ctx context.Context, query string, args ...any) (sqlstore
 	return rows{rs}, nil
 }
 
-// pgTx is a transaction.
+// pgTx is a read-only snapshot transaction (Snapshot).
 type pgTx struct{ tx pgx.Tx }
 
 func (t pgTx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

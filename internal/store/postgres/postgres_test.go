@@ -445,3 +445,115 @@ func copyStore(t *testing.T, from, to store.Store) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteTransactionsBeginWithTheirFirstStatementAndCommitInOne: a write
+// transaction sends BEGIN with its first statement and its last
+// statements with COMMIT (one round trip each); whatever ends it, its
+// connection serves the next one.
+func TestWriteTransactionsBeginWithTheirFirstStatementAndCommitInOne(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	storetest.OpenPostgres(t, url) // a migrated schema, whose search_path the URL names
+	ctx := context.Background()
+	// One connection, so that every transaction below reuses the
+	// connection the one before it left.
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cat := &store.Term{Taxonomy: "category", Name: "Full", Slug: "full"}
+	if err := db.InsertTerm(ctx, cat); err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing written: nothing to commit.
+	if err := db.Tx(ctx, func(store.Store) error { return nil }); err != nil {
+		t.Fatalf("empty transaction: %v", err)
+	}
+
+	// The first statement fails under a savepoint (a term that exists):
+	// the transaction goes on and commits.
+	err = db.Tx(ctx, func(s store.Store) error {
+		dup := &store.Term{Taxonomy: "category", Name: "Full", Slug: "full"}
+		if err := s.InsertTerm(ctx, dup); !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("duplicate term: %v, want a conflict", err)
+		}
+		return s.InsertPost(ctx, &store.Post{Type: "post", Title: "after the conflict"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A published post in the category: the count and both version bumps
+	// go with the commit.
+	before := mustVersion(t, db)
+	var id int64
+	err = db.Tx(ctx, func(s store.Store) error {
+		p := &store.Post{Type: "post", Status: "publish", Title: "counted"}
+		if err := s.InsertPost(ctx, p); err != nil {
+			return err
+		}
+		id = p.ID
+		return s.SetPostTerms(ctx, p.ID, "category", []int64{cat.ID})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := termCount(t, db, cat.ID); got != 1 {
+		t.Fatalf("count after the commit: %d, want 1", got)
+	}
+	if after := mustVersion(t, db); after != before+2 {
+		t.Fatalf("version %d -> %d, want two bumps (in the transaction and after its commit)", before, after)
+	}
+
+	// A statement sent with COMMIT fails (the count overflows): nothing
+	// of the transaction stays, and the connection serves the next one.
+	if _, err := db.Pool().Exec(ctx, `UPDATE terms SET count = 9223372036854775807 WHERE id = $1`, cat.ID); err != nil {
+		t.Fatal(err)
+	}
+	before = mustVersion(t, db)
+	err = db.Tx(ctx, func(s store.Store) error {
+		p := &store.Post{Type: "post", Status: "publish", Title: "overflow"}
+		if err := s.InsertPost(ctx, p); err != nil {
+			return err
+		}
+		id = p.ID
+		return s.SetPostTerms(ctx, p.ID, "category", []int64{cat.ID})
+	})
+	if err == nil {
+		t.Fatal("a commit whose count overflows succeeded")
+	}
+	if _, err := db.GetPost(ctx, id); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the post of the failed commit: %v, want not found", err)
+	}
+	if got := termCount(t, db, cat.ID); got != 9223372036854775807 {
+		t.Fatalf("count after the failed commit: %d", got)
+	}
+	if after := mustVersion(t, db); after > before+1 {
+		t.Fatalf("version %d -> %d after a failed commit", before, after)
+	}
+	if err := db.Tx(ctx, func(s store.Store) error {
+		return s.InsertPost(ctx, &store.Post{Type: "post", Title: "next"})
+	}); err != nil {
+		t.Fatalf("the transaction after a failed commit: %v", err)
+	}
+}
+
+func mustVersion(t *testing.T, s store.Store) int64 {
+	t.Helper()
+	v, err := s.Version(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func termCount(t *testing.T, s store.Store, id int64) int64 {
+	t.Helper()
+	tm, err := s.GetTerm(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm.Count
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -372,7 +373,16 @@ func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
 // InsertPost stores p and sets p.ID.
 func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
 	if p.ID != 0 {
-		return o.db.errorf("insert post: id is %d, want 0", p.ID)
+		if !o.takeReserved(ctx, p.ID) {
+			return o.db.errorf("insert post: id is %d, want 0 or one ReservePostID handed out", p.ID)
+		}
+		return o.writeTx(ctx, false, func(q querier) (bool, error) {
+			args := append([]any{p.ID}, o.db.postArgs(p)...)
+			if _, err := q.exec(ctx, `INSERT INTO posts (id, `+postInsertCols+`) VALUES (`+marks(1, len(args))+`)`, args...); err != nil {
+				return false, o.db.conflict(err, "insert post")
+			}
+			return true, nil
+		})
 	}
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		id, err := q.insert(ctx, "posts", postInsertCols, o.db.postArgs(p)...)
@@ -382,6 +392,50 @@ func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
 		p.ID = id
 		return true, nil
 	})
+}
+
+// ReservePostID takes a new id from the posts' sequence where ids come
+// from one (IDReserver), in one query; 0 elsewhere (store.PostIDReserver).
+func (o ops) ReservePostID(ctx context.Context) (int64, error) {
+	r, ok := o.db.d.(IDReserver)
+	if !ok {
+		return 0, nil
+	}
+	a := &Args{}
+	var id int64
+	if err := o.reader().queryRow(ctx, r.ReserveIDs(a, "posts", 1), a.vals...).Scan(&id); err != nil {
+		return 0, o.db.fail("reserve post id", err)
+	}
+	if t := o.bound(ctx); t != nil {
+		t.reserved = append(t.reserved, id)
+	} else {
+		o.db.reserved.Store(id, struct{}{})
+	}
+	return id, nil
+}
+
+// bound returns the transaction o is bound to or ctx carries, or nil.
+func (o ops) bound(ctx context.Context) *txState {
+	if o.tx != nil {
+		return o.tx
+	}
+	if t := o.db.joined(ctx); t != nil {
+		return t.tx
+	}
+	return nil
+}
+
+// takeReserved reports whether ReservePostID handed out id (in the
+// transaction o is bound to, or outside any), and forgets it.
+func (o ops) takeReserved(ctx context.Context, id int64) bool {
+	if t := o.bound(ctx); t != nil {
+		if i := slices.Index(t.reserved, id); i >= 0 {
+			t.reserved = slices.Delete(t.reserved, i, i+1)
+			return true
+		}
+	}
+	_, ok := o.db.reserved.LoadAndDelete(id)
+	return ok
 }
 
 // UpdatePost writes every column of p but comment_count, which only the
@@ -457,6 +511,59 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 		return nil, o.db.fail("slugs taken", err)
 	}
 	return out, nil
+}
+
+// SlugSuffixesTaken returns the n >= 2 for which another visible post of
+// one of types (any type when empty), under parent when parent >= 0, uses
+// the slug base-n, in one query: a range of the slug index (every slug
+// that begins with "base-" and a digit sorts at or after "base-0" and
+// before "base-:", ':' following '9' in byte order), the suffixes parsed
+// here.
+func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	a := &Args{}
+	c := o.db.newCond(a)
+	c.add(`slug >= ` + a.Add(base+"-0"))
+	c.add(`slug < ` + a.Add(base+"-:"))
+	c.add(`id <> ` + a.Add(exceptID))
+	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
+	if len(types) > 0 {
+		inList(c, "type", types, false)
+	}
+	if parent >= 0 {
+		c.add(`parent = ` + a.Add(parent))
+	}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		if n, ok := slugSuffix(s, base); ok {
+			out[n] = true
+		}
+		return nil
+	}, `SELECT slug FROM posts`+c.where(), a.vals...)
+	if err != nil {
+		return nil, o.db.fail("slugs taken", err)
+	}
+	return out, nil
+}
+
+// slugSuffix returns n when slug is base-n, n >= 2 in decimal without
+// leading zeros.
+func slugSuffix(slug, base string) (int64, bool) {
+	digits, ok := strings.CutPrefix(slug, base+"-")
+	if !ok || digits == "" || digits[0] == '0' || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(digits[i]-'0')
+	}
+	return n, n >= 2
 }
 
 // AuthorsWithPublished reports which authors have a published post of

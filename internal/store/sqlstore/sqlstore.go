@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/folio-server/folio/internal/store"
@@ -82,6 +83,9 @@ type DB struct {
 	searchFew, searchMany int
 	// relevanceRanked is how many matches a search by relevance ranks.
 	relevanceRanked int
+	// reserved holds the post ids ReservePostID handed out outside a
+	// transaction that no InsertPost used yet.
+	reserved sync.Map
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -94,15 +98,16 @@ func (db *DB) SetSearchPlans(few, many int) {
 }
 
 var (
-	_ store.Store        = (*DB)(nil)
-	_ store.CommentPager = (*DB)(nil)
-	_ store.Exporter     = (*DB)(nil)
-	_ store.Snapshotter  = (*DB)(nil)
-	_ store.Copier       = (*DB)(nil)
-	_ store.Store        = (*txStore)(nil)
-	_ store.Exporter     = (*txStore)(nil)
-	_ store.Committer    = (*DB)(nil)
-	_ store.Committer    = (*txStore)(nil)
+	_ store.Store          = (*DB)(nil)
+	_ store.CommentPager   = (*DB)(nil)
+	_ store.Exporter       = (*DB)(nil)
+	_ store.Snapshotter    = (*DB)(nil)
+	_ store.Copier         = (*DB)(nil)
+	_ store.Store          = (*txStore)(nil)
+	_ store.Exporter       = (*txStore)(nil)
+	_ store.Committer      = (*DB)(nil)
+	_ store.Committer      = (*txStore)(nil)
+	_ store.PostIDReserver = (*txStore)(nil)
 )
 
 // New returns the store that runs its statements on c in dialect d.
@@ -154,22 +159,10 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 	if err := fn(t); err != nil {
 		return err
 	}
-	if t.tx.dirty {
-		if err := t.bump(ctx, tx); err != nil {
-			return err
-		}
-	}
-	// Last before the commit: the term rows stay locked until it.
-	if err := db.flushTermCounts(ctx, querier{db: db, c: tx, counts: &t.tx.counts}); err != nil {
+	if err := db.commit(ctx, tx, t.tx.dirty, &t.tx.counts); err != nil {
 		return err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return db.fail("commit", err)
-	}
 	committed = true
-	if t.tx.dirty {
-		db.bumpAfter(ctx)
-	}
 	t.tx.done.Store(true)
 	for _, f := range t.tx.after {
 		f()
@@ -219,6 +212,9 @@ type txState struct {
 	done  atomic.Bool
 	// counts holds the term count changes applied before the commit.
 	counts termCounts
+	// reserved holds the post ids ReservePostID handed out in the
+	// transaction that no InsertPost used yet.
+	reserved []int64
 }
 
 // txStore is the store bound to one transaction.
@@ -315,19 +311,66 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 	if err != nil {
 		return err
 	}
-	if changed {
-		if err := o.bump(ctx, tx); err != nil {
+	return o.db.commit(ctx, tx, changed, &counts)
+}
+
+// Stmt is a statement and its arguments.
+type Stmt struct {
+	Query string
+	Args  []any
+}
+
+// BatchCommitter is a Tx that can send statements with its COMMIT, in
+// one round trip: before runs in the transaction just before it commits,
+// after runs once it has committed, outside it (its errors are ignored,
+// as bumpAfter's are). A failed statement of before fails the commit.
+type BatchCommitter interface {
+	CommitWith(ctx context.Context, before, after []Stmt) error
+}
+
+// commit ends a write transaction tx: it advances the version when the
+// transaction changed content (dirty), applies the term count changes it
+// collected (counts; last before the commit, so that the term rows stay
+// locked for the commit alone), commits, and advances the version again
+// where the dialect asks for it (bumpAfter). Where tx is a BatchCommitter
+// all of it is one round trip.
+func (db *DB) commit(ctx context.Context, tx Tx, dirty bool, counts *termCounts) error {
+	bc, ok := tx.(BatchCommitter)
+	if !ok {
+		if dirty {
+			if err := db.bump(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if err := db.flushTermCounts(ctx, querier{db: db, c: tx, counts: counts}); err != nil {
 			return err
 		}
+		if err := tx.Commit(ctx); err != nil {
+			return db.fail("commit", err)
+		}
+		if dirty {
+			db.bumpAfter(ctx)
+		}
+		return nil
 	}
-	if err := o.db.flushTermCounts(ctx, querier{db: o.db, c: tx, counts: &counts}); err != nil {
-		return err
+	var before, after []Stmt
+	bump, _, again := db.versionStatements()
+	if dirty {
+		before = append(before, Stmt{Query: bump})
+		db.stmts.Add(1)
+		if again {
+			// Like COMMIT, not counted as a statement.
+			after = append(after, Stmt{Query: bump})
+		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return o.db.fail("commit", err)
+	for _, st := range db.termCountStmts(counts) {
+		if !st.lock {
+			db.stmts.Add(1)
+		}
+		before = append(before, st.Stmt)
 	}
-	if changed {
-		o.db.bumpAfter(ctx)
+	if err := bc.CommitWith(ctx, before, after); err != nil {
+		return db.fail("commit", err)
 	}
 	return nil
 }
@@ -344,11 +387,11 @@ func (db *DB) versionStatements() (bump, read string, after bool) {
 }
 
 // bump increases the version inside tx.
-func (o ops) bump(ctx context.Context, tx Tx) error {
-	q := querier{db: o.db, c: tx}
-	bump, _, _ := o.db.versionStatements()
+func (db *DB) bump(ctx context.Context, tx Tx) error {
+	q := querier{db: db, c: tx}
+	bump, _, _ := db.versionStatements()
 	if _, err := q.exec(ctx, bump); err != nil {
-		return o.db.fail("bump version", err)
+		return db.fail("bump version", err)
 	}
 	return nil
 }

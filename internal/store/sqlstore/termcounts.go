@@ -35,23 +35,47 @@ func (q querier) addCounts(ids []int64, delta int64) {
 }
 
 // flushTermCounts applies the term count changes q's transaction
-// collected, one statement per distinct change (usually one: +1), and
-// forgets them. Several rows are first locked in id order, in a statement
-// of their own (lockRows; an UPDATE locks them in the order it finds
+// collected and forgets them (termCountStmts), one statement at a time.
+func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
+	for _, st := range db.termCountStmts(q.counts) {
+		if st.lock {
+			if _, err := q.c.Exec(ctx, st.Query, st.Args...); err != nil {
+				return db.fail("lock terms", err)
+			}
+			continue
+		}
+		if _, err := q.exec(ctx, st.Query, st.Args...); err != nil {
+			return db.fail("count terms", err)
+		}
+	}
+	return nil
+}
+
+// countStmt is a statement that applies term count changes; lock is set
+// for the one that only locks rows (not counted as a statement).
+type countStmt struct {
+	Stmt
+	lock bool
+}
+
+// termCountStmts returns the statements that apply the term count
+// changes in counts, one statement per distinct change (usually one:
+// +1), and forgets them. Several rows are first locked in id order, in a
+// statement of their own (an UPDATE locks rows in the order it finds
 // them, which can differ between two transactions and deadlock them, and
 // so does an UPDATE joined to a locking sub-select), so that two
 // transactions never wait for each other's term rows in a cycle.
-func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
-	if q.counts == nil || len(*q.counts) == 0 {
+func (db *DB) termCountStmts(counts *termCounts) []countStmt {
+	if counts == nil || len(*counts) == 0 {
 		return nil
 	}
 	byDelta := map[int64][]int64{}
-	for id, d := range *q.counts {
+	for id, d := range *counts {
 		if d != 0 {
 			byDelta[d] = append(byDelta[d], id)
 		}
 	}
-	*q.counts = nil
+	*counts = nil
 	deltas := make([]int64, 0, len(byDelta))
 	for d := range byDelta {
 		deltas = append(deltas, d)
@@ -61,19 +85,19 @@ func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 	for _, ids := range byDelta {
 		all = append(all, ids...)
 	}
+	var out []countStmt
 	if len(all) > 1 {
-		slices.Sort(all)
-		if _, err := db.lockRows(ctx, q, "terms", all, false); err != nil {
-			return err
+		if lock := db.rowLock(); lock != "" {
+			slices.Sort(all)
+			a := &Args{}
+			out = append(out, countStmt{Stmt: Stmt{`SELECT id FROM terms WHERE ` + db.d.In(a, "id", all, false) + ` ORDER BY id` + lock, a.vals}, lock: true})
 		}
 	}
 	for _, d := range deltas {
 		ids := byDelta[d]
 		slices.Sort(ids)
 		a := &Args{vals: []any{d}}
-		if _, err := q.exec(ctx, `UPDATE terms SET count = count + $1 WHERE `+db.d.In(a, "id", ids, false), a.vals...); err != nil {
-			return db.fail("count terms", err)
-		}
+		out = append(out, countStmt{Stmt: Stmt{`UPDATE terms SET count = count + $1 WHERE ` + db.d.In(a, "id", ids, false), a.vals}})
 	}
-	return nil
+	return out
 }

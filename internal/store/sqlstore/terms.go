@@ -212,21 +212,53 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 	d := o.db.d
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		var published, linked bool
-		// The row lock keeps the status (and the post's terms) as read
-		// until this transaction ends (lockRows).
-		err := q.queryRow(ctx, `SELECT status = 'publish', EXISTS (SELECT 1 FROM term_relationships r
-			JOIN terms t ON t.id = r.term_id WHERE r.post_id = $1 AND t.taxonomy = $2)
-			FROM posts WHERE id = $1`+o.db.rowLock(), postID, taxonomy).Scan(&published, &linked)
-		if errors.Is(err, sql.ErrNoRows) {
-			return false, o.db.notFound(fmt.Sprintf("post %d", postID))
-		}
-		if err != nil {
-			return false, o.db.fail("set post terms", err)
-		}
-		if !linked {
-			// A new post, or one without terms of the taxonomy: nothing
-			// to unlink or uncount.
-			return len(ids) > 0, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+		var err error
+		if q.deferCounts() {
+			// One statement reads the status, whether the post has terms
+			// of the taxonomy, and links it to ids when it has none,
+			// returning the terms it linked (a data-modifying WITH: every
+			// part sees one snapshot, and the insert adds nothing when
+			// the post already has terms of the taxonomy).
+			var added []int64
+			a := &Args{vals: []any{postID, taxonomy}}
+			err = q.queryRow(ctx, `WITH p AS (SELECT status = 'publish' AS published,
+					EXISTS (SELECT 1 FROM term_relationships r JOIN terms t ON t.id = r.term_id
+						WHERE r.post_id = $1 AND t.taxonomy = $2) AS linked
+					FROM posts WHERE id = $1`+o.db.rowLock()+`),
+				l AS (INSERT INTO term_relationships (post_id, term_id)
+					SELECT $1, t.id FROM terms t, p WHERE NOT p.linked AND t.taxonomy = $2 AND `+d.In(a, "t.id", ids, false)+`
+					ON CONFLICT DO NOTHING RETURNING term_id)
+				SELECT p.published, p.linked, COALESCE((SELECT array_agg(term_id ORDER BY term_id) FROM l), '{}') FROM p`,
+				a.vals...).Scan(&published, &linked, &added)
+			if errors.Is(err, sql.ErrNoRows) {
+				return false, o.db.notFound(fmt.Sprintf("post %d", postID))
+			}
+			if err != nil {
+				return false, o.db.fail("set post terms", err)
+			}
+			if !linked {
+				if published {
+					q.addCounts(added, 1)
+				}
+				return len(ids) > 0, nil
+			}
+		} else {
+			// The row lock keeps the status (and the post's terms) as
+			// read until this transaction ends (lockRows).
+			err = q.queryRow(ctx, `SELECT status = 'publish', EXISTS (SELECT 1 FROM term_relationships r
+				JOIN terms t ON t.id = r.term_id WHERE r.post_id = $1 AND t.taxonomy = $2)
+				FROM posts WHERE id = $1`+o.db.rowLock(), postID, taxonomy).Scan(&published, &linked)
+			if errors.Is(err, sql.ErrNoRows) {
+				return false, o.db.notFound(fmt.Sprintf("post %d", postID))
+			}
+			if err != nil {
+				return false, o.db.fail("set post terms", err)
+			}
+			if !linked {
+				// A new post, or one without terms of the taxonomy:
+				// nothing to unlink or uncount.
+				return len(ids) > 0, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+			}
 		}
 		var removed []int64
 		if published {

@@ -1,0 +1,276 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/folio-server/folio/internal/store/sqlstore"
+)
+
+// writeTx is a write transaction on one connection of the pool, held from
+// Begin to the commit or rollback. It saves round trips where pgx's
+// transactions would spend one each: BEGIN (and the shared write lock),
+// and the key locks (LockKeys), go with the next statement, and the
+// statements that end a transaction (the version bump, the term counts)
+// go with COMMIT and the bump after it (CommitWith), each group sent as
+// one pipeline (a pgx batch) and answered in one round trip. The server
+// runs a pipeline's statements in order, so a lock sent with a read is
+// held before the read runs.
+type writeTx struct {
+	conn *pgxpool.Conn
+	// pending holds the statements whose results nobody reads (BEGIN,
+	// the locks) until they are sent, with the next statement.
+	pending []sqlstore.Stmt
+	// started is set once BEGIN has been sent.
+	started bool
+	// savepoints counts the savepoints taken, to name them (Guard).
+	savepoints int
+	// done is set once the transaction has committed or rolled back and
+	// the connection has gone back to the pool.
+	done bool
+}
+
+var (
+	_ sqlstore.Tx             = (*writeTx)(nil)
+	_ sqlstore.BatchCommitter = (*writeTx)(nil)
+)
+
+var errTxDone = errors.New("postgres: transaction already ended")
+
+// queue adds stmts to b.
+func queue(b *pgx.Batch, stmts []sqlstore.Stmt) {
+	for _, st := range stmts {
+		b.Queue(st.Query, st.Args...)
+	}
+}
+
+// execAll reads the results of n statements of br that return no rows the
+// caller needs.
+func execAll(br pgx.BatchResults, n int) error {
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *writeTx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if len(t.pending) == 0 {
+		tag, err := t.conn.Exec(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		return result(tag.RowsAffected()), nil
+	}
+	b := &pgx.Batch{}
+	n := t.flush(b)
+	b.Queue(query, args...)
+	br := t.conn.SendBatch(ctx, b)
+	err := execAll(br, n)
+	var tag int64
+	if err == nil {
+		var ct interface{ RowsAffected() int64 }
+		ct, err = br.Exec()
+		if err == nil {
+			tag = ct.RowsAffected()
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return result(tag), nil
+}
+
+func (t *writeTx) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if len(t.pending) == 0 {
+		rs, err := t.conn.Query(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		return rows{rs}, nil
+	}
+	b := &pgx.Batch{}
+	n := t.flush(b)
+	b.Queue(query, args...)
+	br := t.conn.SendBatch(ctx, b)
+	if err := execAll(br, n); err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	rs, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{rows: rows{rs}, br: br}, nil
+}
+
+// batchRows are the rows of the last statement of a batch: closing them
+// closes the batch.
+type batchRows struct {
+	rows
+	br  pgx.BatchResults
+	err error
+}
+
+func (r *batchRows) Close() {
+	if r.br == nil {
+		return
+	}
+	r.rows.Close()
+	r.err = r.br.Close()
+	r.br = nil
+}
+
+func (r *batchRows) Err() error {
+	if err := r.rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
+// flush queues the pending statements on b and forgets them, returning
+// how many it queued.
+func (t *writeTx) flush(b *pgx.Batch) int {
+	queue(b, t.pending)
+	n := len(t.pending)
+	t.pending = nil
+	t.started = true
+	return n
+}
+
+// lock queues a statement that takes a lock, to be sent with the next
+// statement.
+func (t *writeTx) lock(st sqlstore.Stmt) error {
+	if t.done {
+		return errTxDone
+	}
+	t.pending = append(t.pending, st)
+	return nil
+}
+
+// ready sends the pending statements (BEGIN, the locks), for work that
+// needs the transaction itself (Importer's COPY).
+func (t *writeTx) ready(ctx context.Context) (*pgx.Conn, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if len(t.pending) > 0 {
+		b := &pgx.Batch{}
+		n := t.flush(b)
+		br := t.conn.SendBatch(ctx, b)
+		err := execAll(br, n)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fail("begin", err)
+		}
+	}
+	return t.conn.Conn(), nil
+}
+
+// Commit commits the transaction.
+func (t *writeTx) Commit(ctx context.Context) error { return t.CommitWith(ctx, nil, nil) }
+
+// CommitWith runs before, commits and runs after, in one round trip
+// (sqlstore.BatchCommitter). A transaction that sent nothing yet commits
+// without a round trip when before is empty.
+func (t *writeTx) CommitWith(ctx context.Context, before, after []sqlstore.Stmt) error {
+	if t.done {
+		return errTxDone
+	}
+	if !t.started && len(before) == 0 {
+		// Nothing ran: there is nothing to commit (nor to lock).
+		t.pending = nil
+		t.release()
+		return nil
+	}
+	b := &pgx.Batch{}
+	n := t.flush(b) + len(before)
+	queue(b, before)
+	b.Queue(`COMMIT`)
+	queue(b, after)
+	br := t.conn.SendBatch(ctx, b)
+	err := execAll(br, n)
+	if err == nil {
+		var tag interface{ String() string }
+		tag, err = br.Exec()
+		if err == nil && tag.String() == "ROLLBACK" {
+			err = pgx.ErrTxCommitRollback
+		}
+	}
+	if err == nil {
+		for range after {
+			_, _ = br.Exec() // as bumpAfter: the commit stands
+		}
+	}
+	cerr := br.Close()
+	if err != nil {
+		return err
+	}
+	_ = cerr // the after statements' errors only
+	t.release()
+	return nil
+}
+
+// release gives the connection back to the pool (which closes it unless
+// it is idle outside a transaction).
+func (t *writeTx) release() {
+	if !t.done {
+		t.done = true
+		t.conn.Release()
+	}
+}
+
+// Rollback rolls the transaction back; after Commit it does nothing.
+func (t *writeTx) Rollback(ctx context.Context) error {
+	if t.done {
+		return nil
+	}
+	defer t.release()
+	if !t.started || t.conn.Conn().PgConn().TxStatus() == 'I' {
+		return nil // never started, or already over
+	}
+	if _, err := t.conn.Exec(ctx, `ROLLBACK`); err != nil {
+		// A connection in an unknown state must not serve again.
+		_ = t.conn.Conn().Close(context.WithoutCancel(ctx))
+		return err
+	}
+	return nil
+}
+
+// Guard runs fn under a savepoint: a failed statement aborts a PostgreSQL
+// transaction, and rolling back to the savepoint makes it usable again.
+func (t *writeTx) Guard(ctx context.Context, fn func(sqlstore.Conn) error) error {
+	t.savepoints++
+	sp := fmt.Sprintf("folio_sp_%d", t.savepoints)
+	if _, err := t.Exec(ctx, `SAVEPOINT `+sp); err != nil {
+		return fail("savepoint", err)
+	}
+	if err := fn(t); err != nil {
+		if _, rerr := t.Exec(ctx, `ROLLBACK TO SAVEPOINT `+sp); rerr != nil {
+			return errors.Join(err, fail("rollback to savepoint", rerr))
+		}
+		return err
+	}
+	if _, err := t.Exec(ctx, `RELEASE SAVEPOINT `+sp); err != nil {
+		return fail("release savepoint", err)
+	}
+	return nil
+}

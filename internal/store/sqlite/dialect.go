@@ -174,7 +174,7 @@ func (dialect) FoldOrder(col string) string { return col + ` COLLATE NOCASE` }
 
 // Match uses LIKE, which folds ASCII case by itself.
 func (dialect) Match(a *sqlstore.Args, cols []string, word string) string {
-	return sqlstore.LikeAny(a, cols, word, func(col string) string { return col })
+	return sqlstore.LikeAny(a, cols, word, func(col, pattern string) string { return col + ` LIKE ` + pattern + ` ESCAPE '\'` })
 }
 
 // PostSearch asks the FTS5 index for posts having a word that begins with

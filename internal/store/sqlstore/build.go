@@ -152,15 +152,16 @@ func foldASCIIAll(xs []string) []string {
 }
 
 // LikeAny returns the condition that one of cols contains word: an ASCII
-// word with ASCII case folded (each column through fold, the pattern folded
-// here), another word with Unicode case folded on both sides (folio_lower,
-// which every dialect defines). Dialects build Match on it.
-func LikeAny(a *Args, cols []string, word string, fold func(col string) string) string {
+// word with ASCII case folded (like(col, pattern) compares each column with
+// the pattern, folded here, ASCII case-insensitively), another word with
+// Unicode case folded on both sides (folio_lower, which every dialect
+// defines). Dialects build Match on it.
+func LikeAny(a *Args, cols []string, word string, like func(col, pattern string) string) string {
 	var parts []string
 	if isASCII(word) {
 		ph := a.Add("%" + LikeEscape(foldASCII(word)) + "%")
 		for _, c := range cols {
-			parts = append(parts, fold(c)+` LIKE `+ph+` ESCAPE '\'`)
+			parts = append(parts, like(c, ph))
 		}
 	} else {
 		ph := a.Add("%" + LikeEscape(strings.ToLower(word)) + "%")

@@ -80,6 +80,10 @@ type DB struct {
 	// searchFew and searchMany are the numbers of matches at which a
 	// search page changes plans (adaptiveMatches, windowMatches).
 	searchFew, searchMany int
+	// substringWindow and substringShare choose the plans of the
+	// substring searches of users, terms and comments (shortSearchRows,
+	// seekShare; SetSubstringPlans).
+	substringWindow, substringShare int
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -105,7 +109,8 @@ var (
 
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
-	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches}
+	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches,
+		substringWindow: shortSearchRows, substringShare: seekShare}
 	db.ops = ops{db: db}
 	return db
 }

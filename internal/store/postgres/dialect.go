@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/folio-server/folio/internal/store/sqlstore"
@@ -46,6 +47,11 @@ func (dialect) In(a *sqlstore.Args, col string, list any, not bool) string {
 	return col + ` = ANY(` + array(a, list) + `)`
 }
 
+// InQuery collects the values first (ARRAY(...) is evaluated once), then
+// looks the rows up: a generic plan, which cannot tell how many values
+// the query has, could otherwise join it with a scan of the table.
+func (dialect) InQuery(col, query string) string { return col + ` = ANY (ARRAY(` + query + `))` }
+
 func (dialect) Position(a *sqlstore.Args, ids []int64, col string) string {
 	return `array_position(` + array(a, ids) + `, ` + col + `)`
 }
@@ -66,6 +72,39 @@ func (dialect) Match(a *sqlstore.Args, cols []string, word string) string {
 	return sqlstore.LikeAny(a, cols, word, func(col, pattern string) string {
 		return col + ` COLLATE "C" ILIKE ` + pattern + ` ESCAPE '\'`
 	})
+}
+
+// SubstringIn is the condition that t's folded columns (folio_search_fold:
+// folio_lower of them joined by line feeds) contain the folded search,
+// which t's pg_trgm indexes (migration 0019) serve: the index finds the
+// rows having the search's trigrams, and PostgreSQL checks the LIKE on
+// each. The statement is planned for each search (PlanEach), so that the
+// planner, which estimates how many rows the pattern matches from the
+// index's statistics, looks a rare search's rows up through the index and
+// walks the order's index (or reads the table) for a common one.
+func (dialect) SubstringIn(a *sqlstore.Args, t sqlstore.SubstringIndex, alias string, private bool, search string) string {
+	p := a.Add("%" + sqlstore.LikeEscape(sqlstore.FoldSubstring(search)) + "%")
+	fold := func(cols []string) string {
+		return `folio_search_fold(` + alias + `.` + strings.Join(cols, `, `+alias+`.`) + `) LIKE ` + p
+	}
+	if private && len(t.Private) > 0 {
+		return `(` + fold(t.Public) + ` OR ` + fold(t.Private) + `)`
+	}
+	return fold(t.Public)
+}
+
+// SubstringCount is empty: PostgreSQL plans each search itself.
+func (dialect) SubstringCount(*sqlstore.Args, sqlstore.SubstringIndex, bool, string, string) string {
+	return ""
+}
+
+// PlanEach runs the statement as pgx's unnamed statement, which the server
+// plans for the values it is given each time (with its description cached,
+// in one round trip), rather than as a prepared statement, which comes to
+// a generic plan: one for a pattern of unknown selectivity, which reads
+// every row for a rare search or every candidate for a common one.
+func (dialect) PlanEach(args []any) []any {
+	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
 }
 
 // PostSearch asks post_search's GIN index for posts having a word that

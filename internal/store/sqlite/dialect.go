@@ -39,6 +39,19 @@ func init() {
 	// folio_search_match(text, words) is 1 when every one of the
 	// space-separated words begins a word of text.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_match", 2, searchMatchFunc)
+	// folio_search_fold(field, ...) is the text the substring indexes of
+	// users, terms and comments (migration 0019) hold for a row: the
+	// fields in lower case (strings.ToLower), joined by line feeds.
+	sqlite.MustRegisterDeterministicScalarFunction("folio_search_fold", -1, searchFoldFunc)
+}
+
+// searchFoldFunc implements folio_search_fold.
+func searchFoldFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	fields := make([]string, len(args))
+	for i, v := range args {
+		fields[i] = text(v)
+	}
+	return strings.ToLower(strings.Join(fields, "\n")), nil
 }
 
 // text returns a text or blob value as a string ("" for NULL).
@@ -160,6 +173,10 @@ func (dialect) In(a *sqlstore.Args, col string, list any, not bool) string {
 	return col + op + `(SELECT value FROM json_each(` + a.Add(sqlstore.JSONList(list)) + `))`
 }
 
+// InQuery is IN: SQLite looks rows up by the values of an IN subquery
+// on the rowid.
+func (dialect) InQuery(col, query string) string { return col + ` IN (` + query + `)` }
+
 func (dialect) Position(a *sqlstore.Args, ids []int64, col string) string {
 	return `(SELECT MIN(key) FROM json_each(` + a.Add(sqlstore.JSONList(ids)) + `) WHERE value = ` + col + `)`
 }
@@ -175,6 +192,40 @@ func (dialect) FoldOrder(col string) string { return col + ` COLLATE NOCASE` }
 // Match uses LIKE, which folds ASCII case by itself.
 func (dialect) Match(a *sqlstore.Args, cols []string, word string) string {
 	return sqlstore.LikeAny(a, cols, word, func(col, pattern string) string { return col + ` LIKE ` + pattern + ` ESCAPE '\'` })
+}
+
+// SubstringIn asks t's trigram indexes (migration 0019): <table>_fts for
+// the public columns, <table>_private_fts for the private ones.
+func (d dialect) SubstringIn(a *sqlstore.Args, t sqlstore.SubstringIndex, alias string, private bool, search string) string {
+	return d.InQuery(alias+`.id`, substringIDs(a, t, private, search))
+}
+
+// SubstringCount counts in t's trigram indexes: SQLite's planner knows
+// nothing of how many rows an FTS5 query matches.
+func (d dialect) SubstringCount(a *sqlstore.Args, t sqlstore.SubstringIndex, private bool, search, upTo string) string {
+	return `SELECT COUNT(*) FROM (` + substringIDs(a, t, private, search) + ` LIMIT ` + upTo + `)`
+}
+
+// PlanEach leaves args alone: SQLite's plans do not depend on them here.
+func (dialect) PlanEach(args []any) []any { return args }
+
+// substringIDs returns the query of the rowids whose indexed text (the
+// columns folded and joined, folio_search_fold) has every trigram of the
+// folded search (it has one), and of the rows queued for the index. The
+// indexes keep no positions (detail=none): a candidate may have the
+// trigrams apart, which Match then rules out.
+func substringIDs(a *sqlstore.Args, t sqlstore.SubstringIndex, private bool, search string) string {
+	tris := sqlstore.Trigrams(sqlstore.FoldSubstring(search))
+	for i, s := range tris {
+		tris[i] = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	q := a.Add(strings.Join(tris, " AND "))
+	ids := `SELECT rowid FROM ` + t.Table + `_fts WHERE ` + t.Table + `_fts MATCH ` + q
+	if private && len(t.Private) > 0 {
+		ids += ` UNION SELECT rowid FROM ` + t.Table + `_private_fts WHERE ` + t.Table + `_private_fts MATCH ` + q
+	}
+	// The rows changed since the index was last written (at most 64).
+	return ids + ` UNION SELECT id FROM ` + t.Table + `_fts_queue`
 }
 
 // PostSearch asks the FTS5 index for posts having a word that begins with
@@ -312,7 +363,7 @@ func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT name FROM sqlite_master WHERE type = 'table'
 			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts', 'search_terms', 'posts_fts_queue')
-			AND name NOT LIKE 'posts\_fts%' ESCAPE '\'`,
+			AND name NOT LIKE '%\_fts' ESCAPE '\' AND name NOT LIKE '%\_fts\_%' ESCAPE '\'`,
 		ForeignKeys: `SELECT m.name, f."table" FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
 			WHERE m.type = 'table'`,
 		LastIDs: `SELECT name, seq FROM sqlite_sequence`,

@@ -107,15 +107,12 @@ func accessCond(c *cond, acc *store.CommentAccess) {
 	c.add("(" + strings.Join(alts, " OR ") + ")")
 }
 
-// commentWhere turns q's filters into a WHERE clause.
-func (db *DB) commentWhere(q *store.CommentQuery, a *Args) *cond {
+// commentWhere turns q's filters into a WHERE clause; mode is how the
+// search reads the table (commentSearchPlan).
+func (db *DB) commentWhere(q *store.CommentQuery, a *Args, mode substringMode) *cond {
 	c := db.newCond(a)
 	if q.Search != "" {
-		cols := []string{"comments.author_name", "comments.author_url", "comments.content"}
-		if q.SearchPrivate {
-			cols = append(cols, "comments.author_email", "comments.author_ip")
-		}
-		c.add(db.d.Match(a, cols, q.Search))
+		c.add(db.substringCond(a, commentIndex, "comments", q.SearchPrivate, q.Search, mode, nil))
 	}
 	if q.After != nil {
 		c.add(`comments.date > ` + a.Add(db.d.Time(*q.After)))
@@ -188,14 +185,27 @@ func (db *DB) commentOrder(q *store.CommentQuery, a *Args) string {
 	return "comments.date_gmt " + dir + ", comments.id " + dir
 }
 
-// ListComments returns the comments q selects, in q's order, in one query.
+// commentSearchPlan chooses how q's search reads the comments
+// (substringPlan): their author email and IP are searched with
+// SearchPrivate only.
+func (o ops) commentSearchPlan(ctx context.Context, q *store.CommentQuery) (substringMode, error) {
+	return o.substringPlan(ctx, commentIndex, q.SearchPrivate, q.Search)
+}
+
+// ListComments returns the comments q selects, in q's order, in one query
+// (after one that counts a search's candidates in its index:
+// substringPlan).
 func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.Comment, error) {
+	mode, err := o.commentSearchPlan(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
 	a := &Args{}
-	c := o.db.commentWhere(&q, a)
+	c := o.db.commentWhere(&q, a, mode)
 	query := `SELECT ` + commentCols + ` FROM comments` + c.where() + ` ORDER BY ` + o.db.commentOrder(&q, a) +
 		o.db.limitClause(q.Limit, q.Offset, a)
 	var out []*store.Comment
-	if err := collect(ctx, o.reader(), &out, scanComment, query, a.vals...); err != nil {
+	if err := collect(ctx, o.reader(), &out, scanComment, query, o.db.substringArgs(a, mode)...); err != nil {
 		return nil, o.db.fail("list comments", err)
 	}
 	return out, nil
@@ -203,10 +213,14 @@ func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.C
 
 // CountComments counts the comments q selects, ignoring its order and page.
 func (o ops) CountComments(ctx context.Context, q store.CommentQuery) (int64, error) {
+	mode, err := o.commentSearchPlan(ctx, &q)
+	if err != nil {
+		return 0, err
+	}
 	a := &Args{}
-	c := o.db.commentWhere(&q, a)
+	c := o.db.commentWhere(&q, a, mode)
 	var n int64
-	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM comments`+c.where(), a.vals...).Scan(&n); err != nil {
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM comments`+c.where(), o.db.substringArgs(a, mode)...).Scan(&n); err != nil {
 		return 0, o.db.fail("count comments", err)
 	}
 	return n, nil
@@ -409,8 +423,12 @@ func (o ops) FirstCommentsOfPosts(ctx context.Context, q store.CommentQuery, pos
 		return pages, totals, nil
 	}
 	q.Posts = posts
+	mode, err := o.commentSearchPlan(ctx, &q)
+	if err != nil {
+		return nil, nil, err
+	}
 	a := &Args{}
-	c := o.db.commentWhere(&q, a)
+	c := o.db.commentWhere(&q, a, mode)
 	query := `SELECT ` + commentCols + `, total FROM (SELECT comments.*,
 		ROW_NUMBER() OVER (PARTITION BY comments.post_id ORDER BY ` + o.db.commentOrder(&q, a) + `) AS rn,
 		COUNT(*) OVER (PARTITION BY comments.post_id) AS total
@@ -419,7 +437,7 @@ func (o ops) FirstCommentsOfPosts(ctx context.Context, q store.CommentQuery, pos
 		query += ` WHERE rn <= ` + a.Add(int64(q.Limit))
 	}
 	query += ` ORDER BY post_id, rn`
-	err := o.reader().query(ctx, func(rows Rows) error {
+	err = o.reader().query(ctx, func(rows Rows) error {
 		var total int64
 		cm, err := scanComment(withExtra{rows, []any{&total}})
 		if err != nil {
@@ -428,7 +446,7 @@ func (o ops) FirstCommentsOfPosts(ctx context.Context, q store.CommentQuery, pos
 		pages[cm.PostID] = append(pages[cm.PostID], cm)
 		totals[cm.PostID] = total
 		return nil
-	}, query, a.vals...)
+	}, query, o.db.substringArgs(a, mode)...)
 	if err != nil {
 		return nil, nil, o.db.fail("comments of posts", err)
 	}

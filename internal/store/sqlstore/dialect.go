@@ -22,6 +22,10 @@ type Dialect interface {
 	// parameter of a, so that a filter has one statement text whatever
 	// its length.
 	In(a *Args, col string, list any, not bool) string
+	// InQuery returns the condition that col is one of the values the
+	// query selects, written so that the query runs first and the rows
+	// are then looked up by col, whatever the planner estimates.
+	InQuery(col, query string) string
 	// Position returns the expression whose value orders rows as col
 	// stands in ids (ORDER BY include).
 	Position(a *Args, ids []int64, col string) string
@@ -37,8 +41,24 @@ type Dialect interface {
 	FoldOrder(col string) string
 	// Match returns the condition that one of cols contains word, ASCII
 	// case-insensitively (Unicode case-insensitively for a word with
-	// other letters). It is where a dialect may use its full-text search.
+	// other letters), worked out on the row (LikeAny).
 	Match(a *Args, cols []string, word string) string
+	// SubstringIn returns the condition that the row of t named alias is
+	// a candidate of t's substring index for search (folded, it has a
+	// trigram): at least every row whose public columns (and private
+	// ones, when private is set) Match search is one.
+	SubstringIn(a *Args, t SubstringIndex, alias string, private bool, search string) string
+	// SubstringCount returns the query that counts SubstringIn's
+	// candidates, stopping at upTo (an SQL expression), through the index
+	// alone, for a dialect whose planner cannot tell a rare search from a
+	// common one (the store then reads the candidates or every row, as
+	// their number says); "" for a dialect that plans each search for its
+	// values (PlanEach) and chooses itself.
+	SubstringCount(a *Args, t SubstringIndex, private bool, search, upTo string) string
+	// PlanEach returns the parameters args of a statement so that the
+	// database plans it for their values each time it runs: the plan of
+	// a substring search depends on how many rows the search matches.
+	PlanEach(args []any) []any
 	// PostSearch returns the condition that every one of words (the
 	// distinct SearchWords of a search, at least one) begins a word of
 	// the title, excerpt or content of the post whose id is the column

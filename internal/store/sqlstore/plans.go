@@ -10,8 +10,9 @@ import (
 
 // Plan is the query plan the database chose for one statement.
 type Plan struct {
-	// SQL is the statement.
-	SQL string
+	// SQL is the statement and Args its parameters.
+	SQL  string
+	Args []any
 	// Steps are the lines of the plan, outermost first: SQLite's EXPLAIN
 	// QUERY PLAN details, PostgreSQL's EXPLAIN lines.
 	Steps []string
@@ -67,7 +68,7 @@ func (db *DB) Plans(ctx context.Context, fn func(ctx context.Context) error) ([]
 	r := querier{db: db, c: db.c.Reader()}
 	plans := make([]Plan, 0, len(rec.stmts))
 	for _, st := range rec.stmts {
-		p := Plan{SQL: st.query}
+		p := Plan{SQL: st.query, Args: st.args}
 		err := r.queryOnce(ctx, func(rows Rows) error {
 			// The detail is the last column (SQLite's EXPLAIN QUERY PLAN
 			// has id, parent, notused, detail; PostgreSQL's EXPLAIN one).

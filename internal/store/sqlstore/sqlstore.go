@@ -86,6 +86,10 @@ type DB struct {
 	// reserved holds the post ids ReservePostID handed out outside a
 	// transaction that no InsertPost used yet.
 	reserved sync.Map
+	// substringWindow and substringShare choose the plans of the
+	// substring searches of users, terms and comments (shortSearchRows,
+	// seekShare; SetSubstringPlans).
+	substringWindow, substringShare int
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -112,7 +116,8 @@ var (
 
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
-	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, relevanceRanked: relevanceRanked}
+	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, relevanceRanked: relevanceRanked,
+		substringWindow: shortSearchRows, substringShare: seekShare}
 	db.ops = ops{db: db}
 	return db
 }

@@ -56,12 +56,13 @@ func (o ops) GetTerms(ctx context.Context, ids []int64) (map[int64]*store.Term, 
 	return out, nil
 }
 
-// termWhere turns q's filters into a WHERE clause.
-func (db *DB) termWhere(q *store.TermQuery, a *Args) *cond {
+// termWhere turns q's filters into a WHERE clause; mode is how the search
+// reads the table (termSearchPlan).
+func (db *DB) termWhere(q *store.TermQuery, a *Args, mode substringMode) *cond {
 	c := db.newCond(a)
 	c.add(`taxonomy = ` + a.Add(q.Taxonomy))
 	if s := strings.TrimSpace(q.Search); s != "" {
-		c.add(db.d.Match(a, []string{"name", "slug"}, s))
+		c.add(db.substringCond(a, termIndex, "terms", false, s, mode, func() string { return `taxonomy = ` + a.Add(q.Taxonomy) }))
 	}
 	if len(q.Include) > 0 {
 		inList(c, "id", q.Include, false)
@@ -110,13 +111,23 @@ func (db *DB) termOrder(q *store.TermQuery, a *Args) string {
 	return " ORDER BY " + db.d.FoldOrder("name") + " " + dir + ", id " + dir
 }
 
-// ListTerms returns the terms q selects, in q's order, in one query.
+// termSearchPlan chooses how q's search reads the terms (substringPlan).
+func (o ops) termSearchPlan(ctx context.Context, q *store.TermQuery) (substringMode, error) {
+	return o.substringPlan(ctx, termIndex, false, strings.TrimSpace(q.Search))
+}
+
+// ListTerms returns the terms q selects, in q's order, in one query (after
+// one that counts a search's candidates in its index: substringPlan).
 func (o ops) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term, error) {
+	mode, err := o.termSearchPlan(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
 	a := &Args{}
-	c := o.db.termWhere(&q, a)
+	c := o.db.termWhere(&q, a, mode)
 	query := `SELECT ` + termCols + ` FROM terms` + c.where() + o.db.termOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
 	var out []*store.Term
-	if err := collect(ctx, o.reader(), &out, scanTerm, query, a.vals...); err != nil {
+	if err := collect(ctx, o.reader(), &out, scanTerm, query, o.db.substringArgs(a, mode)...); err != nil {
 		return nil, o.db.fail("list terms", err)
 	}
 	return out, nil
@@ -124,10 +135,14 @@ func (o ops) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term, e
 
 // CountTerms counts the terms q selects, ignoring its order and page.
 func (o ops) CountTerms(ctx context.Context, q store.TermQuery) (int64, error) {
+	mode, err := o.termSearchPlan(ctx, &q)
+	if err != nil {
+		return 0, err
+	}
 	a := &Args{}
-	c := o.db.termWhere(&q, a)
+	c := o.db.termWhere(&q, a, mode)
 	var n int64
-	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM terms`+c.where(), a.vals...).Scan(&n); err != nil {
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM terms`+c.where(), o.db.substringArgs(a, mode)...).Scan(&n); err != nil {
 		return 0, o.db.fail("count terms", err)
 	}
 	return n, nil

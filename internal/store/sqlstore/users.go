@@ -99,15 +99,12 @@ func (o ops) GetUsers(ctx context.Context, ids []int64) (map[int64]*store.User, 
 	return out, nil
 }
 
-// userWhere turns q's filters into a WHERE clause.
-func (db *DB) userWhere(q *store.UserQuery, a *Args) *cond {
+// userWhere turns q's filters into a WHERE clause; mode is how the search
+// reads the table (userSearchPlan).
+func (db *DB) userWhere(q *store.UserQuery, a *Args, mode substringMode) *cond {
 	c := db.newCond(a)
 	if s := strings.TrimSpace(q.Search); s != "" {
-		cols := []string{"u.url", "u.nicename", "u.display_name"}
-		if q.SearchAccounts {
-			cols = append(cols, "u.login", "u.email")
-		}
-		sq := db.d.Match(a, cols, s)
+		sq := db.substringCond(a, userIndex, "u", q.SearchAccounts, s, mode, nil)
 		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
 			sq = "(" + sq + " OR u.id = " + a.Add(id) + ")"
 		}
@@ -154,13 +151,25 @@ func (db *DB) userOrder(q *store.UserQuery, a *Args) string {
 	return " ORDER BY " + db.d.FoldOrder("u.display_name") + " " + dir + ", u.id " + dir
 }
 
-// ListUsers returns the users q selects, in q's order, in one query.
+// userSearchPlan chooses how q's search reads the users
+// (substringPlan): their login and email are searched with SearchAccounts
+// only.
+func (o ops) userSearchPlan(ctx context.Context, q *store.UserQuery) (substringMode, error) {
+	return o.substringPlan(ctx, userIndex, q.SearchAccounts, strings.TrimSpace(q.Search))
+}
+
+// ListUsers returns the users q selects, in q's order, in one query (after
+// one that counts a search's candidates in its index: substringPlan).
 func (o ops) ListUsers(ctx context.Context, q store.UserQuery) ([]*store.User, error) {
+	mode, err := o.userSearchPlan(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
 	a := &Args{}
-	c := o.db.userWhere(&q, a)
+	c := o.db.userWhere(&q, a, mode)
 	query := o.db.userSelect() + c.where() + o.db.userOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
 	var users []*store.User
-	if err := collect(ctx, o.reader(), &users, scanUser, query, a.vals...); err != nil {
+	if err := collect(ctx, o.reader(), &users, scanUser, query, o.db.substringArgs(a, mode)...); err != nil {
 		return nil, o.db.fail("list users", err)
 	}
 	return users, nil
@@ -168,10 +177,14 @@ func (o ops) ListUsers(ctx context.Context, q store.UserQuery) ([]*store.User, e
 
 // CountUsers counts the users q selects.
 func (o ops) CountUsers(ctx context.Context, q store.UserQuery) (int64, error) {
+	mode, err := o.userSearchPlan(ctx, &q)
+	if err != nil {
+		return 0, err
+	}
 	a := &Args{}
-	c := o.db.userWhere(&q, a)
+	c := o.db.userWhere(&q, a, mode)
 	var n int64
-	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM users u`+c.where(), a.vals...).Scan(&n); err != nil {
+	if err := o.reader().queryRow(ctx, `SELECT COUNT(*) FROM users u`+c.where(), o.db.substringArgs(a, mode)...).Scan(&n); err != nil {
 		return 0, o.db.fail("count users", err)
 	}
 	return n, nil

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"encoding/hex"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -31,60 +30,106 @@ const MaxSearchChars = 100000
 // MaxWordChars bounds the characters of one indexed or searched word.
 const MaxWordChars = 64
 
-var tagRE = regexp.MustCompile(`<[^>]*>`)
-
 // SearchWords returns the words of s, in order, repeats included.
 func SearchWords(s string) []string {
-	if strings.IndexByte(s, '<') >= 0 {
-		s = tagRE.ReplaceAllString(s, " ")
-	}
-	if len(s) > MaxSearchChars && utf8.RuneCountInString(s) > MaxSearchChars {
-		n := 0
-		for i := range s {
-			if n == MaxSearchChars {
-				s = s[:i]
-				break
-			}
-			n++
-		}
-	}
 	var out []string
-	var b strings.Builder
-	chars := 0
+	eachSearchWord(s, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachSearchWord calls yield with every word of s, in order, repeats
+// included, in one pass over s: tags are skipped where they stand, and a
+// word already in lower case is handed over as a piece of s, without a
+// copy (indexing a post's text is the bulk of what a create costs).
+func eachSearchWord(s string, yield func(w string)) {
+	var (
+		chars = 0 // characters of s seen, a tag counting as one (rule 2)
+		tags  = strings.IndexByte(s, '<') >= 0
+		start = -1    // where the current word begins in s, -1 between words
+		end   = 0     // where its kept characters end (rule 5)
+		n     = 0     // its characters kept
+		buf   []byte  // the word folded, once it differs from s[start:end]
+		fold  = false // buf holds the word
+	)
 	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
-		}
-		chars = 0
-	}
-	for _, r := range s {
 		switch {
+		case fold:
+			yield(string(buf))
+		case start >= 0:
+			yield(s[start:end])
+		}
+		start, n, fold = -1, 0, false
+	}
+	for i := 0; i < len(s); {
+		if chars == MaxSearchChars {
+			break
+		}
+		chars++
+		c := s[i]
+		if c == '<' && tags {
+			if j := strings.IndexByte(s[i+1:], '>'); j >= 0 {
+				flush() // a tag separates words as the space it stands for
+				i += j + 2
+				continue
+			}
+			tags = false // no tag closes after here
+		}
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		at := i
+		i += size
+		var lower rune
+		switch {
+		case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+			lower = r
+		case 'A' <= r && r <= 'Z':
+			lower = r + 'a' - 'A'
+		case r < utf8.RuneSelf:
+			flush()
+			continue
 		case r == 'İ':
 			// Full case mapping: i followed by a combining dot, which is
 			// not a word character.
-			if chars < MaxWordChars {
-				b.WriteByte('i')
+			if start < 0 {
+				start, end = at, at
+			}
+			if n < MaxWordChars {
+				if !fold {
+					buf, fold = append(buf[:0], s[start:end]...), true
+				}
+				buf = append(buf, 'i')
 			}
 			flush()
 			continue
 		case unicode.IsLetter(r) || unicode.Is(unicode.Nd, r):
+			lower = unicode.ToLower(r)
+			if lower == 'ς' {
+				lower = 'σ'
+			}
 		default:
 			flush()
 			continue
 		}
-		if chars == MaxWordChars {
+		if start < 0 {
+			start, end = at, at
+		}
+		if n == MaxWordChars {
 			continue
 		}
-		r = unicode.ToLower(r)
-		if r == 'ς' {
-			r = 'σ'
+		n++
+		switch {
+		case fold:
+			buf = utf8.AppendRune(buf, lower)
+		case lower != r:
+			buf, fold = append(buf[:0], s[start:end]...), true
+			buf = utf8.AppendRune(buf, lower)
+		default:
+			end = i
 		}
-		b.WriteRune(r)
-		chars++
 	}
 	flush()
-	return out
 }
 
 // SearchText returns the distinct words of all the fields, space-separated:
@@ -92,18 +137,23 @@ func SearchWords(s string) []string {
 // so repeats would only cost time).
 func SearchText(fields ...string) string {
 	var b strings.Builder
-	seen := map[string]bool{}
+	size := 0
 	for _, f := range fields {
-		for _, w := range SearchWords(f) {
-			if seen[w] {
-				continue
+		size += len(f)
+	}
+	b.Grow(min(size/4, 1<<16))
+	seen := make(map[string]struct{}, 64)
+	for _, f := range fields {
+		eachSearchWord(f, func(w string) {
+			if _, ok := seen[w]; ok {
+				return
 			}
-			seen[w] = true
+			seen[w] = struct{}{}
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}
 			b.WriteString(w)
-		}
+		})
 	}
 	return b.String()
 }

@@ -23,7 +23,8 @@ func init() {
 	// posts call it.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_text", -1, searchTextFunc)
 	// folio_search_terms(field, ...) gives the same words as a JSON array,
-	// for the triggers that keep search_terms (migration 0017).
+	// for the triggers that kept search_terms from migration 0017 to 0020
+	// (the writer keeps it since: searchindex.go).
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_terms", -1, searchTermsFunc)
 	// folio_search_document(title, excerpt, content, type, status,
 	// password) is what posts_fts holds for a post: its words and the

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -78,6 +77,8 @@ type group struct {
 	// searchQueue is set once the schema has posts_fts_queue (after
 	// Migrate): each batch then applies it before committing.
 	searchQueue atomic.Bool
+	// terms is the writer's memory of search_terms (searchindex.go).
+	terms searchTerms
 }
 
 // GroupStats counts the writer's batches.
@@ -168,38 +169,16 @@ func (g *group) commit() {
 	} else if err := b.tx.Commit(); err != nil {
 		b.err = sqlstore.Fail(dialect{}, "commit", err)
 	} else {
+		g.terms.committed()
 		g.stats.Batches.Add(1)
 		g.stats.Members.Add(int64(b.members))
 		if b.members > 1 {
 			g.stats.Shared.Add(1)
 		}
 	}
+	g.terms.rolledBack() // what did not commit (nothing when it did)
 	close(b.done)
 	g.afterBatch()
-}
-
-// flushSearchQueue writes the full-text index changes the batch's
-// transactions queued (posts_fts_queue, migration 0017) in three
-// statements: FTS5 then writes one index segment for the batch at commit,
-// where writing it from each transaction's statements wrote (and later
-// merged) a segment per transaction, since FTS5 flushes its pending words
-// at every savepoint.
-func (g *group) flushSearchQueue(tx *sql.Tx) error {
-	if !g.searchQueue.Load() {
-		return nil
-	}
-	for _, q := range []string{
-		`DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts_fts_queue WHERE op <> 'i')`,
-		`INSERT INTO posts_fts (rowid, words)
-			SELECT p.id, folio_search_document(p.title, p.excerpt, p.content, p.type, p.status, p.password)
-			FROM posts_fts_queue q CROSS JOIN posts p ON p.id = q.id WHERE q.op <> 'd'`, // the queue first, then a lookup each
-		`DELETE FROM posts_fts_queue`,
-	} {
-		if _, err := tx.Exec(q); err != nil {
-			return fmt.Errorf("index searches: %w", err)
-		}
-	}
-	return nil
 }
 
 // abort rolls the open batch back, failing every member with err. The
@@ -209,6 +188,7 @@ func (g *group) abort(err error) {
 	g.cur = nil
 	_ = b.tx.Rollback()
 	b.err = err
+	g.terms.rolledBack() // what did not commit (nothing when it did)
 	close(b.done)
 	g.afterBatch()
 }

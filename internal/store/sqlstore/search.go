@@ -317,8 +317,14 @@ func SearchKindMark(typ, status string) string {
 // post: SearchText of its title, excerpt and content, then the marks of
 // its type and status and, when it has a password, of that.
 func SearchDocument(title, excerpt, content, typ, status, password string) string {
+	return SearchDocumentOf(SearchText(title, excerpt, content), typ, status, password)
+}
+
+// SearchDocumentOf is SearchDocument of a post whose SearchText is text.
+func SearchDocumentOf(text, typ, status, password string) string {
 	var b strings.Builder
-	b.WriteString(SearchText(title, excerpt, content))
+	b.Grow(len(text) + 64)
+	b.WriteString(text)
 	if b.Len() > 0 {
 		b.WriteByte(' ')
 	}

@@ -1,0 +1,3 @@
+-- Nothing to change on PostgreSQL: it keeps no list of indexed words. The
+-- file keeps the numbering in step with SQLite's 0020, whose writer fills
+-- that list itself instead of triggers.

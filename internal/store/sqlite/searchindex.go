@@ -1,0 +1,201 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/folio-server/folio/internal/store/sqlstore"
+)
+
+// The writer applies posts_fts_queue (migration 0017) to the full-text
+// index before each batch commits: the triggers on posts only note which
+// posts changed. FTS5 writes its pending words at every savepoint, and
+// every write transaction of a batch is a savepoint; written from the
+// queue, the index gains one segment per batch instead of one per
+// transaction. The writer splits each queued post's text into words once
+// (sqlstore.SearchText), for posts_fts and for search_terms (the list of
+// indexed words that prefix searches look up, migration 0020), and
+// inserts into search_terms only the words it has not seen committed.
+
+// searchIndexChunk is how many queued posts the writer reads and indexes
+// at a time: the queue of a bulk import can hold every post of a site.
+const searchIndexChunk = 256
+
+// searchIndexParallel is the size of a chunk past which its posts' words
+// are split on every CPU.
+const searchIndexParallel = 16
+
+// maxKnownTerms bounds the words the writer remembers as already in
+// search_terms; past it, it forgets them all and inserts them again as
+// they come (INSERT OR IGNORE: a lookup each).
+const maxKnownTerms = 1 << 16
+
+// searchTerms is the writer's memory of search_terms. Only the turn
+// holder uses it.
+type searchTerms struct {
+	// known are words search_terms holds: committed there by this
+	// writer, or found there by an insert that did nothing. Words are
+	// never removed from search_terms, so known stays true while the
+	// file is the same one.
+	known map[string]struct{}
+	// added are the words the open batch inserted: known once it
+	// commits, forgotten if it rolls back.
+	added []string
+}
+
+// committed makes the open batch's words known.
+func (t *searchTerms) committed() {
+	if len(t.known)+len(t.added) > maxKnownTerms {
+		clear(t.known)
+	}
+	if t.known == nil {
+		t.known = make(map[string]struct{}, len(t.added))
+	}
+	for _, w := range t.added {
+		t.known[w] = struct{}{}
+	}
+	t.added = t.added[:0]
+}
+
+// rolledBack forgets the open batch's words.
+func (t *searchTerms) rolledBack() { t.added = t.added[:0] }
+
+// queuedPost is a queued post's indexed fields, then what the index
+// gets for it.
+type queuedPost struct {
+	id                                             int64
+	title, excerpt, content, typ, status, password string
+	document                                       string
+	// fresh are words of the post that are not known (searchTerms).
+	fresh []string
+}
+
+// flushSearchQueue applies posts_fts_queue to posts_fts and search_terms
+// in tx, the open batch, and empties it.
+func (g *group) flushSearchQueue(tx *sql.Tx) error {
+	if !g.searchQueue.Load() {
+		return nil
+	}
+	if _, err := tx.Exec(`DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts_fts_queue WHERE op <> 'i')`); err != nil {
+		return fmt.Errorf("index searches: %w", err)
+	}
+	var after int64
+	posts := make([]queuedPost, 0, 8)
+	for {
+		posts = posts[:0]
+		err := func() error {
+			rows, err := tx.Query(`SELECT p.id, p.title, p.excerpt, p.content, p.type, p.status, p.password
+				FROM posts_fts_queue q CROSS JOIN posts p ON p.id = q.id
+				WHERE q.id > ? AND q.op <> 'd' ORDER BY q.id LIMIT ?`, after, searchIndexChunk)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var p queuedPost
+				if err := rows.Scan(&p.id, &p.title, &p.excerpt, &p.content, &p.typ, &p.status, &p.password); err != nil {
+					return err
+				}
+				posts = append(posts, p)
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return fmt.Errorf("index searches: %w", err)
+		}
+		if len(posts) == 0 {
+			break
+		}
+		g.terms.index(posts)
+		if err := writeSearchIndex(tx, posts, &g.terms); err != nil {
+			return fmt.Errorf("index searches: %w", err)
+		}
+		if len(posts) < searchIndexChunk {
+			break
+		}
+		after = posts[len(posts)-1].id
+	}
+	if _, err := tx.Exec(`DELETE FROM posts_fts_queue`); err != nil {
+		return fmt.Errorf("index searches: %w", err)
+	}
+	return nil
+}
+
+// index sets each post's document and fresh words, on every CPU when
+// there are many posts. known is only read meanwhile.
+func (t *searchTerms) index(posts []queuedPost) {
+	one := func(p *queuedPost) {
+		text := sqlstore.SearchText(p.title, p.excerpt, p.content)
+		p.document = sqlstore.SearchDocumentOf(text, p.typ, p.status, p.password)
+		p.fresh = p.fresh[:0]
+		for w := range strings.SplitSeq(text, " ") {
+			if _, ok := t.known[w]; !ok && w != "" {
+				p.fresh = append(p.fresh, w)
+			}
+		}
+		// The text is not needed any more: only the document is written.
+		p.title, p.excerpt, p.content = "", "", ""
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(posts) < searchIndexParallel || workers < 2 {
+		for i := range posts {
+			one(&posts[i])
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (len(posts) + workers - 1) / workers
+	for lo := 0; lo < len(posts); lo += per {
+		part := posts[lo:min(lo+per, len(posts))]
+		wg.Go(func() {
+			for i := range part {
+				one(&part[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// writeSearchIndex inserts the posts' documents into posts_fts and their
+// fresh words into search_terms.
+func writeSearchIndex(tx *sql.Tx, posts []queuedPost, t *searchTerms) error {
+	var q strings.Builder
+	args := make([]any, 0, 2*len(posts))
+	q.WriteString(`INSERT INTO posts_fts (rowid, words) VALUES `)
+	for i, p := range posts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?)")
+		args = append(args, p.id, p.document)
+	}
+	if _, err := tx.Exec(q.String(), args...); err != nil {
+		return err
+	}
+	var fresh []string
+	seen := map[string]struct{}{}
+	for _, p := range posts {
+		for _, w := range p.fresh {
+			if _, ok := seen[w]; !ok {
+				seen[w] = struct{}{}
+				fresh = append(fresh, strings.Clone(w)) // not a piece of a document
+			}
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(fresh)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO search_terms (term) SELECT value FROM json_each(?)`, string(list)); err != nil {
+		return err
+	}
+	t.added = append(t.added, fresh...)
+	return nil
+}

@@ -289,11 +289,25 @@ func TestPgDumpRestoreServesTheSameAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, `CREATE DATABASE `+dbName); err != nil {
+	_, err = admin.Exec(ctx, `CREATE DATABASE `+dbName)
+	admin.Close(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), `DROP DATABASE `+dbName+` WITH (FORCE)`) })
+	// Cleanups run after the deferred calls (the servers' pools closed):
+	// the drop needs a connection of its own.
+	t.Cleanup(func() {
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("drop %s: %v", dbName, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, `DROP DATABASE `+dbName+` WITH (FORCE)`); err != nil {
+			t.Errorf("drop %s: %v", dbName, err)
+		}
+	})
 	target, _ := url.Parse(base)
 	target.Path = "/" + dbName
 	// A dump of one schema leaves out the extensions, which live in the

@@ -311,7 +311,14 @@ func seed(ctx context.Context, opts Options, where string) (ids []int64, err err
 	if err != nil {
 		return nil, err
 	}
-	if ids, err = SeedPosts(ctx, st, opts.Posts, authors, 1); err != nil {
+	posts := func(ctx context.Context) (err error) {
+		ids, err = SeedPosts(ctx, st, opts.Posts, authors, 1)
+		return err
+	}
+	if b, ok := st.(store.BulkLoader); ok {
+		return ids, b.BulkLoad(ctx, posts)
+	}
+	if err := posts(ctx); err != nil {
 		return nil, err
 	}
 	// As a bulk import would: the writes measured next should not pay

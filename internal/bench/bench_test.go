@@ -456,11 +456,12 @@ func TestSeedPostsInBatches(t *testing.T) {
 	if len(authors) != 3 || st.users[0].Login != "author1" || st.users[2].Roles[0] != "author" {
 		t.Fatalf("authors = %v, users %+v", authors, st.users)
 	}
-	ids, err := SeedPosts(context.Background(), st, 1201, authors, 7)
+	n := 2*seedBatch + 1
+	ids, err := SeedPosts(context.Background(), st, n, authors, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ids) != 1201 || len(st.posts) != 1201 {
+	if len(ids) != n || len(st.posts) != n {
 		t.Fatalf("ids %d, posts %d", len(ids), len(st.posts))
 	}
 	if st.txs != 3 {

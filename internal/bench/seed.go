@@ -10,8 +10,10 @@ import (
 	"github.com/folio-server/folio/internal/store"
 )
 
-// seedBatch is how many posts one seeding transaction inserts.
-const seedBatch = 500
+// seedBatch is how many posts one seeding transaction inserts. On SQLite
+// each transaction adds a piece to the full-text index that later ones
+// merge: fewer, larger pieces cost less merging.
+const seedBatch = 2000
 
 var words = strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing
 elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua enim ad
@@ -54,23 +56,37 @@ func SeedAuthors(ctx context.Context, st store.Store, n int) ([]int64, error) {
 
 // SeedPosts inserts n published posts spread over the authors, in batched
 // transactions (multi-row inserts when the store has them:
-// store.PostBulkInserter), and returns their ids. The same seed gives the same posts.
+// store.PostBulkInserter), and returns their ids. The same seed gives the
+// same posts. The next batch is written while the store inserts one.
 func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed uint64) ([]int64, error) {
 	if len(authors) == 0 {
 		return nil, fmt.Errorf("seed posts: no authors")
 	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	ids := make([]int64, 0, n)
-	// Posts are dated one every few hours, ending now.
-	end := time.Now().UTC().Truncate(time.Second)
-	step := 3 * time.Hour
-	for done := 0; done < n; {
-		batch := min(seedBatch, n-done)
-		posts := make([]*store.Post, batch)
-		for i := range posts {
-			k := done + i
-			posts[i] = fakePost(rng, k, authors[k%len(authors)], end.Add(-time.Duration(n-k)*step))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []*store.Post, 1)
+	go func() {
+		defer close(batches)
+		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		// Posts are dated one every few hours, ending now.
+		end := time.Now().UTC().Truncate(time.Second)
+		step := 3 * time.Hour
+		for done := 0; done < n; {
+			posts := make([]*store.Post, min(seedBatch, n-done))
+			for i := range posts {
+				k := done + i
+				posts[i] = fakePost(rng, k, authors[k%len(authors)], end.Add(-time.Duration(n-k)*step))
+			}
+			select {
+			case batches <- posts:
+			case <-ctx.Done():
+				return
+			}
+			done += len(posts)
 		}
+	}()
+	ids := make([]int64, 0, n)
+	for posts := range batches {
 		err := st.Tx(ctx, func(tx store.Store) error {
 			if b, ok := tx.(store.PostBulkInserter); ok {
 				return b.InsertPosts(ctx, posts)
@@ -83,14 +99,13 @@ func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("seed posts %d-%d: %w", done+1, done+batch, err)
+			return nil, fmt.Errorf("seed posts %d-%d: %w", len(ids)+1, len(ids)+len(posts), err)
 		}
 		for _, p := range posts {
 			ids = append(ids, p.ID)
 		}
-		done += batch
 	}
-	return ids, nil
+	return ids, ctx.Err()
 }
 
 // fakePost builds the k-th seeded post.

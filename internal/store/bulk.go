@@ -25,3 +25,14 @@ type SearchIndexCompactor interface {
 	// million posts).
 	CompactSearchIndex(ctx context.Context) error
 }
+
+// BulkLoader is implemented by stores that write a large load (folio
+// bench's seeding, a site import) faster when told it is one.
+type BulkLoader interface {
+	// BulkLoad runs load, which writes through the store as usual (in as
+	// many transactions as it likes), with the store set for a bulk load,
+	// and sets it back afterwards whatever load returns. Searches and
+	// reads stay correct meanwhile; only how the store spends its work
+	// changes.
+	BulkLoad(ctx context.Context, load func(ctx context.Context) error) error
+}

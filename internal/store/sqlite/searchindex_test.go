@@ -148,3 +148,116 @@ func TestWriterForgetsKnownWordsPastItsBound(t *testing.T) {
 		t.Fatalf("%d known words, want at most %d", len(st.known), maxKnownTerms)
 	}
 }
+
+// mergeSettings returns posts_fts's automerge and crisismerge (FTS5's
+// defaults when unset) and the writer's page cache size.
+func mergeSettings(t *testing.T, db *DB) (automerge, crisismerge, cache int) {
+	t.Helper()
+	automerge, crisismerge = ftsAutomerge, ftsCrisismerge
+	rows, err := db.c.read.Query(`SELECT k, v FROM posts_fts_config WHERE k IN ('automerge', 'crisismerge')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var v int
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		if k == "automerge" {
+			automerge = v
+		} else {
+			crisismerge = v
+		}
+	}
+	if err := db.c.write.QueryRow(`PRAGMA cache_size`).Scan(&cache); err != nil {
+		t.Fatal(err)
+	}
+	return automerge, crisismerge, cache
+}
+
+// TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore: during a bulk
+// load posts_fts does not merge and the writer's cache is larger; after
+// it every post is searchable, the index is one piece and the settings
+// are back, also when the load fails.
+func TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	ctx := context.Background()
+	var bl store.BulkLoader = db
+	before := [3]int{}
+	before[0], before[1], before[2] = mergeSettings(t, db)
+	if before != [3]int{ftsAutomerge, ftsCrisismerge, -db.c.cacheKiB} {
+		t.Fatalf("settings before = %v", before)
+	}
+	const n = 60
+	err := bl.BulkLoad(ctx, func(ctx context.Context) error {
+		if a, c, cache := mergeSettings(t, db); a != 0 || c != bulkCrisismerge || cache != -bulkCacheKiB {
+			t.Errorf("during the load: automerge %d, crisismerge %d, cache %d", a, c, cache)
+		}
+		for i := range n { // a transaction each: a piece of index each
+			err := db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Bulk %d", i),
+				Slug: fmt.Sprintf("bulk-%d", i), Content: fmt.Sprintf("bulky b%dx", i)})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := [3]int{}
+	after[0], after[1], after[2] = mergeSettings(t, db)
+	if after != before {
+		t.Fatalf("settings after = %v, want %v", after, before)
+	}
+	var segments int
+	if err := db.c.read.QueryRow(`SELECT COUNT(DISTINCT segid) FROM posts_fts_idx`).Scan(&segments); err != nil {
+		t.Fatal(err)
+	}
+	if segments != 1 {
+		t.Fatalf("%d index pieces after the load, want 1", segments)
+	}
+	if got, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"post"}, Search: "bulky"}); err != nil || got != n {
+		t.Fatalf("search counts %d (%v), want %d", got, err, n)
+	}
+	if got, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"post"}, Search: "b17x"}); err != nil || got != 1 {
+		t.Fatalf("search b17x counts %d (%v), want 1", got, err)
+	}
+
+	boom := errors.New("boom")
+	if err := bl.BulkLoad(ctx, func(context.Context) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("failing load = %v, want boom", err)
+	}
+	after[0], after[1], after[2] = mergeSettings(t, db)
+	if after != before {
+		t.Fatalf("settings after a failed load = %v, want %v", after, before)
+	}
+}
+
+// TestMigrateRestoresMergeSettingsABulkLoadLeft: a bulk load that a crash
+// ended leaves FTS5 not merging; the next open sets it back.
+func TestMigrateRestoresMergeSettingsABulkLoadLeft(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/folio.db"
+	ctx := context.Background()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.setMerges(ctx, 0, bulkCrisismerge); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openAt(t, path)
+	if a, c, _ := mergeSettings(t, db); a != ftsAutomerge || c != ftsCrisismerge {
+		t.Fatalf("after reopening: automerge %d, crisismerge %d; want %d and %d", a, c, ftsAutomerge, ftsCrisismerge)
+	}
+}

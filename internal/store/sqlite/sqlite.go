@@ -133,7 +133,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	ws := newWriteStmts(w, maxWriteStmts)
-	c := &conns{path: path, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: newGroup(w, ws, path)}
+	c := &conns{path: path, cacheKiB: opts.CacheSizeKiB, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: newGroup(w, ws, path)}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -204,6 +204,88 @@ func (db *DB) CompactSearchIndex(ctx context.Context) error {
 	return nil
 }
 
+// FTS5's merge settings for posts_fts outside a bulk load: its defaults.
+const (
+	ftsAutomerge   = 4
+	ftsCrisismerge = 16
+)
+
+// bulkCrisismerge is FTS5's crisismerge during a bulk load: how many index
+// pieces one level may hold before a write merges them. FTS5 refuses a
+// write past 2,000 pieces in all; a million posts seeded 2,000 to a
+// transaction make about 500.
+const bulkCrisismerge = 1000
+
+// bulkCacheKiB is the writer's page cache during a bulk load: the posts'
+// indexes of a large site no longer fit the usual cache, and every page
+// read back from the file is a system call.
+const bulkCacheKiB = 256 << 10
+
+// BulkLoad runs load with posts_fts set not to merge the pieces each
+// write transaction adds to it (automerge off, crisismerge raised): merged
+// as they come, a load's pieces are rewritten several times over, the
+// largest share of a million-post seeding. The writer's page cache grows
+// for the load. Afterwards the index is merged into one piece
+// (CompactSearchIndex) and the settings are set back; a load that a crash
+// ends leaves them for the next Migrate to set back. It implements
+// store.BulkLoader.
+func (db *DB) BulkLoad(ctx context.Context, load func(ctx context.Context) error) (err error) {
+	if err := db.setMerges(ctx, 0, bulkCrisismerge); err != nil {
+		return err
+	}
+	if _, err := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(bulkCacheKiB)); err != nil {
+		return fmt.Errorf("sqlite: bulk load: %w", err)
+	}
+	defer func() {
+		ctx := context.WithoutCancel(ctx)
+		_, cerr := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(db.c.cacheKiB))
+		if cerr == nil {
+			cerr = db.setMerges(ctx, ftsAutomerge, ftsCrisismerge)
+		}
+		if err == nil {
+			err = cerr
+		}
+	}()
+	if err := load(ctx); err != nil {
+		return err
+	}
+	return db.CompactSearchIndex(ctx)
+}
+
+// setMerges sets posts_fts's automerge and crisismerge, in a transaction
+// of the writer (its turn: a batch may be open).
+func (db *DB) setMerges(ctx context.Context, automerge, crisismerge int) error {
+	tx, err := db.c.Begin(ctx, true)
+	if err != nil {
+		return fmt.Errorf("sqlite: fts5 merge settings: %w", err)
+	}
+	for _, kv := range [][2]any{{"automerge", automerge}, {"crisismerge", crisismerge}} {
+		if _, err := tx.Exec(ctx, `INSERT INTO posts_fts (posts_fts, rank) VALUES (?, ?)`, kv[0], kv[1]); err != nil {
+			_ = tx.Rollback(ctx)
+			return fmt.Errorf("sqlite: fts5 merge settings: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("sqlite: fts5 merge settings: %w", err)
+	}
+	return nil
+}
+
+// restoreMerges sets posts_fts's merge settings back to ftsAutomerge and
+// ftsCrisismerge where a bulk load left others.
+func (db *DB) restoreMerges(ctx context.Context) error {
+	var odd int
+	err := db.c.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM posts_fts_config
+		WHERE (k = 'automerge' AND v <> ?) OR (k = 'crisismerge' AND v <> ?)`, ftsAutomerge, ftsCrisismerge).Scan(&odd)
+	if err != nil {
+		return fmt.Errorf("sqlite: fts5 merge settings: %w", err)
+	}
+	if odd == 0 {
+		return nil
+	}
+	return db.setMerges(ctx, ftsAutomerge, ftsCrisismerge)
+}
+
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.c.path }
 
@@ -231,6 +313,10 @@ func (db *DB) Migrate(ctx context.Context) error {
 	// The full-text index's changes are queued from here on (migration
 	// 0017); what a migration queued is applied with the first batch.
 	db.c.group.searchQueue.Store(true)
+	// A bulk load a crash ended left its merge settings.
+	if err := db.restoreMerges(ctx); err != nil {
+		return err
+	}
 	if len(applied) > 0 {
 		// New tables and indexes: gather planner statistics now.
 		if _, err := db.c.write.ExecContext(ctx, `PRAGMA optimize=0x10002`); err != nil {
@@ -288,10 +374,12 @@ func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, err err
 // conns runs the store's statements: reads on the reader pool through the
 // statement cache, writes and transactions on the single writer.
 type conns struct {
-	path  string
-	read  *sql.DB
-	write *sql.DB
-	stmts *stmtCache
+	path string
+	// cacheKiB is each connection's page cache (Options.CacheSizeKiB).
+	cacheKiB int
+	read     *sql.DB
+	write    *sql.DB
+	stmts    *stmtCache
 	// wstmts are the writer's prepared statements.
 	wstmts *writeStmts
 	// group batches the write transactions (group commit).

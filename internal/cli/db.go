@@ -145,45 +145,52 @@ func copySite(ctx context.Context, base *config.Config, from, to string) (rows i
 	if err != nil {
 		return 0, 0, fmt.Errorf("source: %w", err)
 	}
-	err = dc.Import(ctx, func(im store.Importer) error {
-		for _, table := range list {
-			var cols []string
-			var batch [][]any
-			flush := func() error {
-				if len(batch) == 0 {
+	load := func(ctx context.Context) error {
+		return dc.Import(ctx, func(im store.Importer) error {
+			for _, table := range list {
+				var cols []string
+				var batch [][]any
+				flush := func() error {
+					if len(batch) == 0 {
+						return nil
+					}
+					if err := im.InsertRows(ctx, table, cols, batch); err != nil {
+						return err
+					}
+					rows += int64(len(batch))
+					batch = batch[:0]
 					return nil
 				}
-				if err := im.InsertRows(ctx, table, cols, batch); err != nil {
-					return err
+				err := sc.ExportRows(ctx, table, func(c []string, row []any) error {
+					cols = c
+					batch = append(batch, slices.Clone(row))
+					if len(batch) >= copyBatch {
+						return flush()
+					}
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("copy %s: %w", table, err)
 				}
-				rows += int64(len(batch))
-				batch = batch[:0]
-				return nil
-			}
-			err := sc.ExportRows(ctx, table, func(c []string, row []any) error {
-				cols = c
-				batch = append(batch, slices.Clone(row))
-				if len(batch) >= copyBatch {
-					return flush()
-				}
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("copy %s: %w", table, err)
-			}
-			if err := flush(); err != nil {
-				return fmt.Errorf("copy %s: %w", table, err)
-			}
-		}
-		for _, table := range list {
-			if id, ok := last[table]; ok {
-				if err := im.SetLastID(ctx, table, id); err != nil {
-					return err
+				if err := flush(); err != nil {
+					return fmt.Errorf("copy %s: %w", table, err)
 				}
 			}
-		}
-		return nil
-	})
+			for _, table := range list {
+				if id, ok := last[table]; ok {
+					if err := im.SetLastID(ctx, table, id); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if bl, ok := dst.(store.BulkLoader); ok {
+		err = bl.BulkLoad(ctx, load)
+	} else {
+		err = load(ctx)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("copy into destination: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/folio-server/folio/internal/extension"
 	"github.com/folio-server/folio/internal/media"
 	"github.com/folio-server/folio/internal/server"
+	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/wxrimport"
 	"github.com/spf13/cobra"
 )
@@ -137,7 +138,16 @@ standard error; the summary table goes to standard output.`,
 			if err != nil {
 				return err
 			}
-			sum, err := importFiles(ctx, im, files)
+			var sum *wxrimport.Summary
+			run := func(ctx context.Context) (err error) {
+				sum, err = importFiles(ctx, im, files)
+				return err
+			}
+			if bl, ok := st.(store.BulkLoader); ok && !opts.DryRun {
+				err = bl.BulkLoad(ctx, run)
+			} else {
+				err = run(ctx)
+			}
 			bar.done()
 			if sum != nil {
 				if werr := sum.Write(cmd.OutOrStdout()); werr != nil && err == nil {

@@ -344,6 +344,16 @@ func (dialect) Insert(table, cols, vals string) (string, bool) {
 	return `INSERT INTO ` + table + ` (` + cols + `) VALUES (` + vals + `)`, false
 }
 
+// ReserveIDQueries moves the table's AUTOINCREMENT counter on
+// (sqlstore.CounterIDReserver). The counter is never behind the table's
+// largest id (AUTOINCREMENT keeps it so); the max() guards a counter
+// edited by hand.
+func (dialect) ReserveIDQueries(table string) (next, first string) {
+	last := `(SELECT coalesce(max(id), 0) FROM ` + table + `)`
+	return `UPDATE sqlite_sequence SET seq = max(seq, ` + last + `) + 1 WHERE name = '` + table + `' RETURNING seq`,
+		`INSERT INTO sqlite_sequence (name, seq) VALUES ('` + table + `', ` + last + ` + 1) RETURNING seq`
+}
+
 // Lock is empty: the single writer holds the database for the whole write
 // transaction.
 func (dialect) Lock(bool) string { return "" }

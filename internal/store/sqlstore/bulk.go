@@ -74,6 +74,18 @@ type IDReserver interface {
 	ReserveIDs(a *Args, table string, n int) string
 }
 
+// CounterIDReserver is a Dialect whose ids come from a counter row that
+// the writing transaction itself moves on (SQLite's sqlite_sequence under
+// its single writer): an id is reserved inside the write transaction that
+// uses it, and a transaction that rolls back gives it back.
+type CounterIDReserver interface {
+	// ReserveIDQueries returns the query that moves table's counter on
+	// past every id the table has and returns the new id (no row when the
+	// table has no counter yet), and the one that starts the counter
+	// and returns the first id.
+	ReserveIDQueries(table string) (next, first string)
+}
+
 // insertPostsWithIDs inserts ps bulkRows to a statement with ids reserved
 // first, one query for all of them: a multi-row INSERT's RETURNING does
 // not promise its rows in the order of the VALUES.

@@ -395,16 +395,31 @@ func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
 }
 
 // ReservePostID takes a new id from the posts' sequence where ids come
-// from one (IDReserver), in one query; 0 elsewhere (store.PostIDReserver).
+// from one (IDReserver), in one query, or from the counter a write
+// transaction moves on (CounterIDReserver); 0 elsewhere
+// (store.PostIDReserver).
 func (o ops) ReservePostID(ctx context.Context) (int64, error) {
-	r, ok := o.db.d.(IDReserver)
-	if !ok {
-		return 0, nil
-	}
-	a := &Args{}
 	var id int64
-	if err := o.reader().queryRow(ctx, r.ReserveIDs(a, "posts", 1), a.vals...).Scan(&id); err != nil {
-		return 0, o.db.fail("reserve post id", err)
+	switch r := o.db.d.(type) {
+	case IDReserver:
+		a := &Args{}
+		if err := o.reader().queryRow(ctx, r.ReserveIDs(a, "posts", 1), a.vals...).Scan(&id); err != nil {
+			return 0, o.db.fail("reserve post id", err)
+		}
+	case CounterIDReserver:
+		next, first := r.ReserveIDQueries("posts")
+		err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+			err := q.queryRow(ctx, next).Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) { // no counter yet
+				err = q.queryRow(ctx, first).Scan(&id)
+			}
+			return false, err
+		})
+		if err != nil {
+			return 0, o.db.fail("reserve post id", err)
+		}
+	default:
+		return 0, nil
 	}
 	if t := o.bound(ctx); t != nil {
 		t.reserved = append(t.reserved, id)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"strconv"
 	"sync"
@@ -126,7 +127,8 @@ func (g *group) begin(ctx context.Context) (*member, error) {
 	if err := g.acquire(ctx); err != nil {
 		return nil, sqlstore.Fail(dialect{}, "begin", err)
 	}
-	if b := g.cur; b != nil && (b.members >= g.maxMembers || time.Since(b.start) >= g.maxAge) {
+	alone := ctx.Value(aloneKey{}) != nil
+	if b := g.cur; b != nil && (alone || b.members >= g.maxMembers || time.Since(b.start) >= g.maxAge) {
 		g.commit()
 	}
 	if g.cur == nil {
@@ -141,6 +143,10 @@ func (g *group) begin(ctx context.Context) (*member, error) {
 	b := g.cur
 	b.seq++
 	m := &member{g: g, b: b, sp: "m" + strconv.Itoa(b.seq)}
+	if alone {
+		m.alone = true // the batch is the member's own: no savepoint
+		return m, nil
+	}
 	if _, err := b.tx.Exec(`SAVEPOINT ` + m.sp); err != nil {
 		err = sqlstore.Fail(dialect{}, "begin", err)
 		g.abort(err)
@@ -180,6 +186,9 @@ func (g *group) commit() {
 	close(b.done)
 	g.afterBatch()
 }
+
+// errRolledBack is the error of a batch its only member rolled back.
+var errRolledBack = errors.New("sqlite: transaction rolled back")
 
 // abort rolls the open batch back, failing every member with err. The
 // caller holds the turn.
@@ -240,12 +249,28 @@ func (g *group) wait(b *batch) error {
 	return b.err
 }
 
+// aloneKey marks a context whose write transactions each have a batch of
+// their own, without a savepoint (withAlone).
+type aloneKey struct{}
+
+// withAlone returns ctx with its write transactions run alone: each one
+// commits (or rolls back) its batch itself. A savepoint keeps the first
+// prior copy of every page its transaction changes in the statement
+// journal, and the journal of a large transaction, kept in memory, is
+// walked from its start at the end of each of its statements: bulk loads
+// write large transactions, where one batch less is nothing.
+func withAlone(ctx context.Context) context.Context {
+	return context.WithValue(ctx, aloneKey{}, true)
+}
+
 // member is one write transaction inside a batch.
 type member struct {
 	g     *group
 	b     *batch
 	sp    string
 	ended bool
+	// alone is set when the batch is the member's alone (withAlone).
+	alone bool
 }
 
 func (m *member) conn() sqlTx { return sqlTx{tx: m.b.tx, w: m.g.w} }
@@ -276,6 +301,12 @@ func (m *member) Commit(context.Context) error {
 	}
 	m.ended = true
 	g, b := m.g, m.b
+	if m.alone {
+		b.members++
+		g.commit()
+		g.release()
+		return b.err
+	}
 	if _, err := b.tx.Exec(`RELEASE ` + m.sp); err != nil {
 		g.abort(sqlstore.Fail(dialect{}, "commit", err))
 		g.release()
@@ -299,6 +330,11 @@ func (m *member) Rollback(context.Context) error {
 	}
 	m.ended = true
 	g, b := m.g, m.b
+	if m.alone {
+		g.abort(errRolledBack)
+		g.release()
+		return nil
+	}
 	_, err := b.tx.Exec(`ROLLBACK TO ` + m.sp)
 	if err == nil {
 		_, err = b.tx.Exec(`RELEASE ` + m.sp)

@@ -177,6 +177,16 @@ func mergeSettings(t *testing.T, db *DB) (automerge, crisismerge, cache int) {
 	return automerge, crisismerge, cache
 }
 
+// tempStore returns the writer's temp_store.
+func tempStore(t *testing.T, db *DB) int {
+	t.Helper()
+	var v int
+	if err := db.c.write.QueryRow(`PRAGMA temp_store`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore: during a bulk
 // load posts_fts does not merge and the writer's cache is larger; after
 // it every post is searchable, the index is one piece and the settings
@@ -196,6 +206,25 @@ func TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore(t *testing.T) {
 		if a, c, cache := mergeSettings(t, db); a != 0 || c != bulkCrisismerge || cache != -bulkCacheKiB {
 			t.Errorf("during the load: automerge %d, crisismerge %d, cache %d", a, c, cache)
 		}
+		if ts := tempStore(t, db); ts != 2 {
+			t.Errorf("during the load: temp_store %d, want 2 (memory)", ts)
+		}
+		// A write transaction of the load that fails leaves nothing.
+		boom := errors.New("boom")
+		err := db.Tx(ctx, func(tx store.Store) error {
+			if err := tx.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: "Gone", Slug: "gone", Content: "bulky"}); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("failing transaction = %v, want boom", err)
+		}
+		// Another writer's transaction meanwhile commits as usual.
+		done := make(chan error)
+		go func() {
+			done <- db.InsertPost(context.Background(), &store.Post{Type: "page", Status: "publish", Title: "Other", Slug: "other"})
+		}()
 		for i := range n { // a transaction each: a piece of index each
 			err := db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Bulk %d", i),
 				Slug: fmt.Sprintf("bulk-%d", i), Content: fmt.Sprintf("bulky b%dx", i)})
@@ -203,10 +232,16 @@ func TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore(t *testing.T) {
 				return err
 			}
 		}
-		return nil
+		return <-done
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ts := tempStore(t, db); ts != 1 {
+		t.Errorf("after the load: temp_store %d, want 1 (file)", ts)
+	}
+	if n, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"page"}}); err != nil || n != 1 {
+		t.Errorf("pages = %d (%v), want the other writer's 1", n, err)
 	}
 	after := [3]int{}
 	after[0], after[1], after[2] = mergeSettings(t, db)

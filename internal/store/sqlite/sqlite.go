@@ -240,12 +240,15 @@ func (db *DB) BulkLoad(ctx context.Context, load func(ctx context.Context) error
 	if err := db.setMerges(ctx, 0, bulkCrisismerge); err != nil {
 		return err
 	}
-	if _, err := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(bulkCacheKiB)); err != nil {
+	// Each write transaction of the load is a batch of its own (withAlone):
+	// its statement journals then hold one statement's pages at a time,
+	// cheap to keep in memory.
+	if _, err := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(bulkCacheKiB)+`; PRAGMA temp_store=MEMORY`); err != nil {
 		return fmt.Errorf("sqlite: bulk load: %w", err)
 	}
 	defer func() {
 		ctx := context.WithoutCancel(ctx)
-		_, cerr := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(db.c.cacheKiB))
+		_, cerr := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(db.c.cacheKiB)+`; PRAGMA temp_store=FILE`)
 		if cerr == nil {
 			cerr = db.setMerges(ctx, ftsAutomerge, ftsCrisismerge)
 		}
@@ -253,7 +256,7 @@ func (db *DB) BulkLoad(ctx context.Context, load func(ctx context.Context) error
 			err = cerr
 		}
 	}()
-	if err := load(ctx); err != nil {
+	if err := load(withAlone(ctx)); err != nil {
 		return err
 	}
 	return db.CompactSearchIndex(ctx)

@@ -31,6 +31,11 @@ func runImport(t *testing.T, args ...string) (stdout, stderr string, err error) 
 // countPosts opens the site in dir and counts its posts and pages.
 func countPosts(t *testing.T, dir string) int64 {
 	t.Helper()
+	return countPostsWhere(t, dir, store.PostQuery{Types: []string{"post", "page"}})
+}
+
+func countPostsWhere(t *testing.T, dir string, q store.PostQuery) int64 {
+	t.Helper()
 	cfg, err := config.Resolve(config.Overrides{DataDir: dir}, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +45,7 @@ func countPosts(t *testing.T, dir string) int64 {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	n, err := st.CountPosts(context.Background(), store.PostQuery{Types: []string{"post", "page"}})
+	n, err := st.CountPosts(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +108,10 @@ func TestImportWXRCommandDryRunThenImport(t *testing.T) {
 	}
 	if n := countPosts(t, dir); n != 11 {
 		t.Fatalf("stored %d posts and pages, want 11", n)
+	}
+	// The import ran as a bulk load: what it wrote is searchable at once.
+	if n := countPostsWhere(t, dir, store.PostQuery{Types: []string{"page"}, Search: "parent page"}); n != 2 {
+		t.Fatalf("a search of the imported pages for %q finds %d, want the 2 whose text has both words", "parent page", n)
 	}
 	out, _, err = runImport(t, "--data", dir, smallExport)
 	if err != nil {

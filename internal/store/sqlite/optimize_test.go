@@ -95,6 +95,42 @@ func TestAnalysisKeepsNoSamples(t *testing.T) {
 	if n, _ := strconv.Atoi(postsStat(t, db)); n < 300 {
 		t.Errorf("posts statistics count %d rows, want at least 300", n)
 	}
+	// FTS5's own tables keep no statistics (analyzed small, they made the
+	// planner scan the whole index to delete a piece of it).
+	var fts int
+	if err := db.c.read.QueryRow(`SELECT count(*) FROM sqlite_stat1 WHERE tbl LIKE '%fts%' AND tbl NOT LIKE '%queue'`).Scan(&fts); err != nil || fts != 0 {
+		t.Errorf("sqlite_stat1 holds %d rows of FTS5 tables (%v), want 0", fts, err)
+	}
+	for _, q := range []string{
+		`DELETE FROM posts_fts_data WHERE id >= ? AND id <= ?`,
+		`DELETE FROM comments_fts_data WHERE id >= ? AND id <= ?`,
+	} {
+		plan := queryPlan(t, db, q)
+		if !strings.Contains(plan, "SEARCH") || !strings.Contains(plan, "INTEGER PRIMARY KEY") {
+			t.Errorf("plan of %s = %q, want a search of a range of ids", q, plan)
+		}
+	}
+}
+
+// queryPlan returns the details of EXPLAIN QUERY PLAN of query, one line
+// each.
+func queryPlan(t *testing.T, db *DB, query string) string {
+	t.Helper()
+	rows, err := db.c.read.Query(`EXPLAIN QUERY PLAN `+query, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, detail)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // TestCompactSearchIndexMergesSegments: posts written one transaction at a

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -172,5 +173,63 @@ func TestCompactSearchIndexMergesSegments(t *testing.T) {
 	}
 	if got, err := db.ListPosts(ctx, store.PostQuery{Search: "word17"}); err != nil || len(got) != 1 || got[0].Title != "Compact 17" {
 		t.Fatalf("search for one post after compacting = %v (%v)", got, err)
+	}
+}
+
+// TestMigrateForgetsStaleFTSStatistics: a file whose FTS5 tables were
+// analyzed nearly empty (as a new site's migration did) gets its writer,
+// once opened, planning FTS5's deletes by range of ids, not by scanning
+// the index: the statistics are dropped and the connections that loaded
+// them replaced.
+func TestMigrateForgetsStaleFTSStatistics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "folio.db")
+	db := openAt(t, path)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`ANALYZE`,
+		`DELETE FROM sqlite_stat1 WHERE tbl = 'posts_fts_data'`,
+		`INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('posts_fts_data', NULL, '2')`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stale := func() string {
+		var id, parent, unused int
+		var detail string
+		if err := db.c.write.QueryRow(`EXPLAIN QUERY PLAN DELETE FROM posts_fts_data WHERE id >= ? AND id <= ?`, 1, 2).Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		return detail
+	}
+	if plan := stale(); !strings.HasPrefix(plan, "SCAN") {
+		t.Fatalf("before Migrate the writer plans %q; the test needs the stale statistics loaded", plan)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if plan := stale(); !strings.HasPrefix(plan, "SEARCH") {
+		t.Errorf("after Migrate the writer plans %q, want a search of a range of ids", plan)
+	}
+	var n int
+	if err := db.c.read.QueryRow(`SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'posts_fts_data'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("sqlite_stat1 keeps %d rows of posts_fts_data (%v)", n, err)
 	}
 }

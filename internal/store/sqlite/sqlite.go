@@ -15,6 +15,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -140,7 +141,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	ws := newWriteStmts(w, maxWriteStmts)
-	c := &conns{path: path, cacheKiB: opts.CacheSizeKiB, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: newGroup(w, ws, path)}
+	c := &conns{path: path, cacheKiB: opts.CacheSizeKiB, readers: opts.MaxOpenConns, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: newGroup(w, ws, path)}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -189,7 +190,9 @@ func (db *DB) Optimize(ctx context.Context) error {
 	}
 	_, err = conn.ExecContext(ctx, `PRAGMA optimize=0x10002`) // every table, not only those this connection queried
 	if err == nil {
-		err = dropSamples(ctx, conn)
+		// This connection counted the rows of FTS5's tables just now:
+		// what it keeps once their statistics are dropped is right.
+		_, err = dropSamples(ctx, conn)
 	}
 	// The connection goes back to the pool: leave it without a limit.
 	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA analysis_limit=0`); err == nil && rerr != nil {
@@ -341,7 +344,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 	}
 	// Also the samples an earlier version's analyses left.
-	if err := dropSamples(ctx, db.c.write); err != nil {
+	fts, err := dropSamples(ctx, db.c.write)
+	if err == nil && fts {
+		err = db.c.reconnect(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("sqlite: optimize: %w", err)
 	}
 	return nil
@@ -372,28 +379,56 @@ type analyzer interface {
 //     ids) for each piece a merge deleted: 83% of a create's CPU at 1M
 //     posts. FTS5's statements are written for their keys; without
 //     statistics the planner takes them.
-func dropSamples(ctx context.Context, db analyzer) error {
+//
+// The reload leaves a connection the row counts it had loaded for tables
+// that no longer have statistics; ftsStats reports whether statistics of
+// FTS5's tables were dropped, and with them counts a connection opened
+// before may still hold.
+func dropSamples(ctx context.Context, db analyzer) (ftsStats bool, err error) {
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'`).Scan(&n); err != nil || n == 0 {
-		return err // nothing analyzed yet
+		return false, err // nothing analyzed yet
 	}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat4'`).Scan(&n); err != nil {
-		return err
+		return false, err
 	}
 	if n > 0 {
 		if _, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat4`); err != nil {
-			return err
+			return false, err
 		}
 	}
-	if _, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat1 WHERE tbl IN (
+	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat1 WHERE tbl IN (
 		SELECT v.name || s.suffix FROM sqlite_schema v,
 			(SELECT '_data' AS suffix UNION ALL SELECT '_idx' UNION ALL SELECT '_docsize'
 				UNION ALL SELECT '_config' UNION ALL SELECT '_content') s
-		WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%')`); err != nil {
+		WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%')`)
+	if err != nil {
+		return false, err
+	}
+	dropped, err := res.RowsAffected()
+	if err != nil {
+		return false, err
+	}
+	_, err = db.ExecContext(ctx, `ANALYZE sqlite_schema`) // reload the statistics
+	return dropped > 0, err
+}
+
+// reconnect replaces the writer's connection and the idle readers by new
+// ones, which load the statistics as they are now (dropSamples).
+func (c *conns) reconnect(ctx context.Context) error {
+	conn, err := c.write.Conn(ctx)
+	if err != nil {
 		return err
 	}
-	_, err := db.ExecContext(ctx, `ANALYZE sqlite_schema`) // reload the statistics
-	return err
+	// A connection whose Raw returns ErrBadConn is closed, not pooled.
+	if err := conn.Raw(func(any) error { return driver.ErrBadConn }); err != nil && !errors.Is(err, driver.ErrBadConn) {
+		conn.Close()
+		return err
+	}
+	conn.Close()
+	c.read.SetMaxIdleConns(0) // closes the idle readers
+	c.read.SetMaxIdleConns(c.readers)
+	return nil
 }
 
 // SchemaVersion returns the schema version the database is at and the
@@ -416,9 +451,11 @@ type conns struct {
 	path string
 	// cacheKiB is each connection's page cache (Options.CacheSizeKiB).
 	cacheKiB int
-	read     *sql.DB
-	write    *sql.DB
-	stmts    *stmtCache
+	// readers is the reader pool's size (Options.MaxOpenConns).
+	readers int
+	read    *sql.DB
+	write   *sql.DB
+	stmts   *stmtCache
 	// wstmts are the writer's prepared statements.
 	wstmts *writeStmts
 	// group batches the write transactions (group commit).
@@ -455,7 +492,7 @@ func (c *conns) Snapshot(ctx context.Context) (sqlstore.Tx, error) {
 func (c *conns) Close() error {
 	c.group.close()
 	if _, err := c.write.Exec(`PRAGMA optimize`); err == nil { // best effort: only statistics
-		_ = dropSamples(context.Background(), c.write)
+		_, _ = dropSamples(context.Background(), c.write)
 	}
 	c.stmts.close()
 	c.wstmts.close()

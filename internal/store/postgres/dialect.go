@@ -21,8 +21,9 @@ import (
 type dialect struct{}
 
 var (
-	_ sqlstore.Dialect    = dialect{}
-	_ sqlstore.IDReserver = dialect{}
+	_ sqlstore.Dialect          = dialect{}
+	_ sqlstore.IDReserver       = dialect{}
+	_ sqlstore.PostSearchLoader = dialect{}
 )
 
 // zeroTS is the stored zero date as an SQL literal.
@@ -277,4 +278,13 @@ func (dialect) ConnLost(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection reset") || strings.Contains(msg, "unexpected EOF")
+}
+
+// PostSearchRows stores the post_search rows of ids from the words of
+// texts (sqlstore.PostSearchLoader), as folio_search_vector would:
+// array_to_tsvector of the words, which sorts them and drops repeats.
+// Migration 0021's trigger then leaves these posts' rows alone.
+func (dialect) PostSearchRows(a *sqlstore.Args, ids []int64, texts []string) string {
+	return `INSERT INTO post_search (post_id, words)
+		SELECT id, array_to_tsvector(string_to_array(words, ' ')) FROM unnest(` + a.Add(ids) + `::bigint[], ` + a.Add(texts) + `::text[]) AS w (id, words)`
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/store"
 )
@@ -86,9 +87,48 @@ type CounterIDReserver interface {
 	ReserveIDQueries(table string) (next, first string)
 }
 
-// insertPostsWithIDs inserts ps bulkRows to a statement with ids reserved
-// first, one query for all of them: a multi-row INSERT's RETURNING does
-// not promise its rows in the order of the VALUES.
+// RowCopier is a Tx that writes many rows of a table with its database's
+// bulk protocol (PostgreSQL's COPY): one round trip and no statement to
+// parse, whatever the number of rows. Triggers fire as for an INSERT.
+type RowCopier interface {
+	// CopyRows writes rows, each holding the values of cols in order,
+	// into table.
+	CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error
+}
+
+// PostSearchLoader is a Dialect whose full-text index of posts is a table
+// a bulk insert may fill itself, before the posts, with the words Go
+// splits (SearchText): the database's trigger then indexes only the posts
+// that have no row yet. Splitting a post's text is most of what inserting
+// it costs on such a database (a regular-expression function on
+// PostgreSQL), and Go does it many times faster, on the client.
+type PostSearchLoader interface {
+	// PostSearchRows returns the statement that stores the index rows of
+	// the posts ids, whose words are texts (SearchText's, in the same
+	// order).
+	PostSearchRows(a *Args, ids []int64, texts []string) string
+}
+
+// asciiOnly reports whether every field is ASCII.
+func asciiOnly(fields ...string) bool {
+	for _, f := range fields {
+		for i := 0; i < len(f); i++ {
+			if f[i] >= utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// insertPostsWithIDs inserts ps with ids reserved first, one query for all
+// of them (a multi-row INSERT's RETURNING does not promise its rows in the
+// order of the VALUES), then one COPY where the transaction is a
+// RowCopier, bulkRows to a multi-row INSERT otherwise. Where the dialect
+// is a PostSearchLoader, the index rows of the posts whose text is ASCII
+// are written first, from SearchText: for ASCII, lower case and letters
+// and digits are the same in Go and in the database, so the rows are
+// those the trigger would write; the trigger indexes the other posts.
 func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.Post) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		a := &Args{}
@@ -106,6 +146,36 @@ func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.P
 		}
 		if len(ids) != len(ps) {
 			return false, o.db.errorf("insert posts: %d ids reserved for %d posts", len(ids), len(ps))
+		}
+		if l, ok := o.db.d.(PostSearchLoader); ok {
+			var known []int64
+			var texts []string
+			for i, p := range ps {
+				if asciiOnly(p.Title, p.Excerpt, p.Content) {
+					known = append(known, ids[i])
+					texts = append(texts, SearchText(p.Title, p.Excerpt, p.Content))
+				}
+			}
+			if len(known) > 0 {
+				a := &Args{}
+				if _, err := q.exec(ctx, l.PostSearchRows(a, known, texts), a.vals...); err != nil {
+					return false, o.db.fail("insert posts", err)
+				}
+			}
+		}
+		if c, ok := q.c.(RowCopier); ok {
+			rows := make([][]any, len(ps))
+			for i, p := range ps {
+				rows[i] = append([]any{ids[i]}, o.db.postArgs(p)...)
+			}
+			q.db.stmts.Add(1)
+			if err := c.CopyRows(ctx, "posts", postCopyCols, rows); err != nil {
+				return false, o.db.conflict(err, "insert posts")
+			}
+			for i, p := range ps {
+				p.ID = ids[i]
+			}
+			return true, nil
 		}
 		for len(ps) > 0 {
 			chunk := ps[:min(bulkRows, len(ps))]
@@ -127,3 +197,12 @@ func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.P
 		return true, nil
 	})
 }
+
+// postCopyCols are the columns of a copied post: id, then postInsertCols.
+var postCopyCols = func() []string {
+	cols := []string{"id"}
+	for _, c := range strings.Split(postInsertCols, ",") {
+		cols = append(cols, strings.TrimSpace(c))
+	}
+	return cols
+}()

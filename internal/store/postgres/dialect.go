@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
@@ -280,11 +281,20 @@ func (dialect) ConnLost(err error) bool {
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection reset") || strings.Contains(msg, "unexpected EOF")
 }
 
-// PostSearchRows stores the post_search rows of ids from the words of
-// texts (sqlstore.PostSearchLoader), as folio_search_vector would:
-// array_to_tsvector of the words, which sorts them and drops repeats.
-// Migration 0021's trigger then leaves these posts' rows alone.
-func (dialect) PostSearchRows(a *sqlstore.Args, ids []int64, texts []string) string {
-	return `INSERT INTO post_search (post_id, words)
-		SELECT id, array_to_tsvector(string_to_array(words, ' ')) FROM unnest(` + a.Add(ids) + `::bigint[], ` + a.Add(texts) + `::text[]) AS w (id, words)`
+// PostSearchTable is post_search (sqlstore.PostSearchLoader).
+func (dialect) PostSearchTable() (string, []string) {
+	return "post_search", []string{"post_id", "words"}
+}
+
+// PostSearchRow returns post id's post_search row: the tsvector of words
+// without positions, as folio_search_vector's array_to_tsvector makes it.
+// The words come sorted as a tsvector's lexemes are (byte-wise: a prefix
+// first) and each once, so the server takes them as they are. Migration
+// 0021's trigger then leaves the post's row alone.
+func (dialect) PostSearchRow(id int64, words []string) []any {
+	lex := make([]pgtype.TSVectorLexeme, len(words))
+	for i, w := range words {
+		lex[i].Word = w
+	}
+	return []any{id, pgtype.TSVector{Lexemes: lex, Valid: true}}
 }

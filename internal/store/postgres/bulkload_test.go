@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,39 @@ func TestBulkInsertIndexesAsTheTriggerDoes(t *testing.T) {
 		WHERE p.n IS DISTINCT FROM c.n AND COALESCE(c.n, 0) <> COALESCE(p.n, 0)`).Scan(&off)
 	if err != nil || off != 0 {
 		t.Errorf("post_counts differs from the posts in %d (type, status, month) rows (%v)", off, err)
+	}
+}
+
+// TestPostContentIsCompressedWithLZ4: a post long enough to be compressed
+// is stored with lz4 (migration 0022), whether created or bulk-loaded, and
+// reads back whole.
+func TestPostContentIsCompressedWithLZ4(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	content := strings.Repeat("<p>Compressible content, said again and again.</p>\n", 200)
+	one := &store.Post{Type: "post", Status: "publish", Content: content, Slug: "one"}
+	if err := db.InsertPost(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	bulk := []*store.Post{{Type: "post", Status: "publish", Content: content, Slug: "two"}}
+	if err := db.Tx(ctx, func(tx store.Store) error { return tx.(store.PostBulkInserter).InsertPosts(ctx, bulk) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{one.ID, bulk[0].ID} {
+		var method string
+		if err := db.Pool().QueryRow(ctx, `SELECT COALESCE(pg_column_compression(content), '') FROM posts WHERE id = $1`, id).Scan(&method); err != nil {
+			t.Fatal(err)
+		}
+		if method != "lz4" {
+			t.Errorf("post %d: content compressed with %q, want lz4", id, method)
+		}
+		got, err := db.GetPost(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Content != content {
+			t.Errorf("post %d reads back %d bytes, want %d", id, len(got.Content), len(content))
+		}
 	}
 }

@@ -17,9 +17,13 @@ CREATE FUNCTION folio_post_search_insert() RETURNS trigger
 	LANGUAGE plpgsql
 	AS $$
 BEGIN
-	INSERT INTO post_search (post_id, words)
+	-- Planned at each statement (EXECUTE), for the rows it has and the
+	-- size post_search has then: PL/pgSQL would keep the plan of the
+	-- connection's first insert, made when post_search may have been
+	-- empty (a scan of all of it, which would then run at every insert).
+	EXECUTE 'INSERT INTO post_search (post_id, words)
 		SELECT n.id, folio_search_vector(n.title, n.excerpt, n.content) FROM new_posts n
-		WHERE NOT EXISTS (SELECT 1 FROM post_search s WHERE s.post_id = n.id);
+		WHERE NOT EXISTS (SELECT 1 FROM post_search s WHERE s.post_id = n.id)';
 	RETURN NULL;
 END
 $$;

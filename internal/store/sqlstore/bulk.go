@@ -112,88 +112,105 @@ type PostSearchLoader interface {
 	PostSearchRow(id int64, words []string) []any
 }
 
-// asciiWordSet returns the words of fields, which must be ASCII, as
-// SearchWords splits them, sorted byte-wise, each once. It is SearchWords
+// asciiWords splits ASCII text as SearchWords does, into sets of words
+// (Set), reusing its memory from one set to the next. It is SearchWords
 // for ASCII alone, where a letter is a byte and lower case a table: a word
 // is only copied when it has capitals and is new, and repeats (most of a
 // post's words) cost a map lookup, so a bulk load splits its posts in a
 // fraction of the time collecting SearchWords and sorting them takes.
-func asciiWordSet(fields ...string) []string {
-	seen := make(map[string]struct{}, 128)
-	var out []string
-	var buf []byte
-	add := func(w string, upper bool) {
-		if !upper {
-			if _, ok := seen[w]; !ok {
-				seen[w] = struct{}{}
-				out = append(out, w)
-			}
-			return
-		}
-		buf = buf[:0]
-		for i := 0; i < len(w); i++ {
-			c := w[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			buf = append(buf, c)
-		}
-		if _, ok := seen[string(buf)]; !ok {
-			w := string(buf)
-			seen[w] = struct{}{}
-			out = append(out, w)
-		}
+type asciiWords struct {
+	seen map[string]struct{}
+	out  []string
+	buf  []byte
+}
+
+// Set returns the words of fields, which must be ASCII, sorted byte-wise,
+// each once, in a slice of its own.
+func (a *asciiWords) Set(fields ...string) []string {
+	if a.seen == nil {
+		a.seen = make(map[string]struct{}, 256)
 	}
+	clear(a.seen)
+	a.out = a.out[:0]
 	for _, s := range fields {
-		var (
-			chars = 0 // characters seen, a tag counting as one
-			tags  = strings.IndexByte(s, '<') >= 0
-			start = -1 // where the current word begins, -1 between words
-			end   = 0  // where its kept characters end
-			upper = false
-		)
-		flush := func() {
-			if start >= 0 {
-				add(s[start:end], upper)
-			}
-			start, upper = -1, false
+		a.split(s)
+	}
+	slices.Sort(a.out)
+	return slices.Clone(a.out)
+}
+
+// add adds w, lower-cased when upper is set, unless it is there already.
+func (a *asciiWords) add(w string, upper bool) {
+	if !upper {
+		if _, ok := a.seen[w]; !ok {
+			a.seen[w] = struct{}{}
+			a.out = append(a.out, w)
 		}
-		for i := 0; i < len(s); {
-			if chars == MaxSearchChars {
-				break
-			}
-			chars++
-			c := s[i]
-			if c == '<' && tags {
-				if j := strings.IndexByte(s[i+1:], '>'); j >= 0 {
-					flush()
-					i += j + 2
-					continue
+		return
+	}
+	a.buf = a.buf[:0]
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		a.buf = append(a.buf, c)
+	}
+	if _, ok := a.seen[string(a.buf)]; !ok {
+		w := string(a.buf)
+		a.seen[w] = struct{}{}
+		a.out = append(a.out, w)
+	}
+}
+
+// split adds the words of s.
+func (a *asciiWords) split(s string) {
+	var (
+		chars = 0 // characters seen, a tag counting as one
+		tags  = strings.IndexByte(s, '<') >= 0
+		start = -1 // where the current word begins, -1 between words
+		end   = 0  // where its kept characters end
+		upper = false
+	)
+	for i := 0; i < len(s); {
+		if chars == MaxSearchChars {
+			break
+		}
+		chars++
+		c := s[i]
+		if c == '<' && tags {
+			if j := strings.IndexByte(s[i+1:], '>'); j >= 0 {
+				if start >= 0 {
+					a.add(s[start:end], upper)
+					start, upper = -1, false
 				}
-				tags = false
-			}
-			i++
-			switch {
-			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			case 'A' <= c && c <= 'Z':
-				if start < 0 || i-1 < start+MaxWordChars {
-					upper = true
-				}
-			default:
-				flush()
+				i += j + 2
 				continue
 			}
-			if start < 0 {
-				start = i - 1
-			}
-			if i-start <= MaxWordChars {
-				end = i
-			}
+			tags = false
 		}
-		flush()
+		i++
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		default:
+			if start >= 0 {
+				a.add(s[start:end], upper)
+				start, upper = -1, false
+			}
+			continue
+		}
+		if start < 0 {
+			start = i - 1
+		}
+		if i-start <= MaxWordChars {
+			end = i
+		}
 	}
-	slices.Sort(out)
-	return out
+	if start >= 0 {
+		a.add(s[start:end], upper)
+	}
 }
 
 // asciiOnly reports whether every field is ASCII.
@@ -215,7 +232,7 @@ func asciiOnly(fields ...string) bool {
 // the dialect is a PostSearchLoader, the index rows of the posts whose
 // text is ASCII are copied first, split as SearchWords does: for ASCII, lower case
 // and letters and digits are the same in Go and in the database, so the
-// rows are those the trigger would write (asciiWordSet); the trigger
+// rows are those the trigger would write (asciiWords); the trigger
 // indexes the other posts.
 func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.Post) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
@@ -238,9 +255,10 @@ func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.P
 		c, copies := q.c.(RowCopier)
 		if l, ok := o.db.d.(PostSearchLoader); ok && copies {
 			var rows [][]any
+			var words asciiWords
 			for i, p := range ps {
 				if asciiOnly(p.Title, p.Excerpt, p.Content) {
-					rows = append(rows, l.PostSearchRow(ids[i], asciiWordSet(p.Title, p.Excerpt, p.Content)))
+					rows = append(rows, l.PostSearchRow(ids[i], words.Set(p.Title, p.Excerpt, p.Content)))
 				}
 			}
 			if len(rows) > 0 {

@@ -27,22 +27,23 @@ var asciiWordCases = [][]string{
 	{strings.Repeat("a", MaxSearchChars+10), "", ""},
 }
 
-// TestASCIIWordSetIsSearchWords: on ASCII text, the bulk load's splitter
+// TestASCIIWordsAreSearchWords: on ASCII text, the bulk load's splitter
 // gives SearchWords' words, sorted, each once.
-func TestASCIIWordSetIsSearchWords(t *testing.T) {
+func TestASCIIWordsAreSearchWords(t *testing.T) {
 	t.Parallel()
+	var words asciiWords
 	for _, c := range asciiWordCases {
-		got, want := asciiWordSet(c...), sortedSet(c...)
+		got, want := words.Set(c...), sortedSet(c...)
 		if len(got) == 0 && len(want) == 0 {
 			continue
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("asciiWordSet(%.60q) = %.200q, SearchWords gives %.200q", c, got, want)
+			t.Errorf("words.Set(%.60q) = %.200q, SearchWords gives %.200q", c, got, want)
 		}
 	}
 }
 
-func FuzzASCIIWordSet(f *testing.F) {
+func FuzzASCIIWords(f *testing.F) {
 	for _, c := range asciiWordCases {
 		if len(c[0]) < 1000 {
 			f.Add(c[0], c[1], c[2])
@@ -52,12 +53,13 @@ func FuzzASCIIWordSet(f *testing.F) {
 		if !asciiOnly(a, b, c) {
 			return
 		}
-		got, want := asciiWordSet(a, b, c), sortedSet(a, b, c)
+		var words asciiWords
+		got, want := words.Set(a, b, c), sortedSet(a, b, c)
 		if len(got) == 0 && len(want) == 0 {
 			return
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("asciiWordSet(%q, %q, %q) = %q, SearchWords gives %q", a, b, c, got, want)
+			t.Errorf("words.Set(%q, %q, %q) = %q, SearchWords gives %q", a, b, c, got, want)
 		}
 	})
 }

@@ -296,6 +296,17 @@ func spread(build func(context.Context, *rand.Rand) (*http.Request, error), node
 	}
 }
 
+// seedWriters is how many transactions seed posts at once: two on
+// PostgreSQL, whose write transactions run side by side (a server process
+// each, and the batches are built meanwhile); one on SQLite, whose single
+// writer would only queue the second.
+func seedWriters(opts Options) int {
+	if opts.Database != "" {
+		return 2
+	}
+	return 1
+}
+
 // seed opens the store at where and fills it with authors and posts.
 func seed(ctx context.Context, opts Options, where string) (ids []int64, err error) {
 	st, err := opts.OpenStore(ctx, where)
@@ -312,7 +323,7 @@ func seed(ctx context.Context, opts Options, where string) (ids []int64, err err
 		return nil, err
 	}
 	posts := func(ctx context.Context) (err error) {
-		ids, err = SeedPosts(ctx, st, opts.Posts, authors, 1)
+		ids, err = SeedPosts(ctx, st, opts.Posts, authors, 1, seedWriters(opts))
 		return err
 	}
 	if b, ok := st.(store.BulkLoader); ok {

@@ -457,7 +457,7 @@ func TestSeedPostsInBatches(t *testing.T) {
 		t.Fatalf("authors = %v, users %+v", authors, st.users)
 	}
 	n := 2*seedBatch + 1
-	ids, err := SeedPosts(context.Background(), st, n, authors, 7)
+	ids, err := SeedPosts(context.Background(), st, n, authors, 7, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,10 +467,23 @@ func TestSeedPostsInBatches(t *testing.T) {
 	if st.txs != 3 {
 		t.Errorf("transactions = %d, want 3 (batches of %d)", st.txs, seedBatch)
 	}
+	// The writers store batches side by side: ids[i] names the i-th
+	// post built, whichever batch was stored first.
+	byID := map[int64]*store.Post{}
+	for _, p := range st.posts {
+		byID[p.ID] = p
+	}
+	posts := make([]*store.Post, len(ids))
+	for i, id := range ids {
+		if posts[i] = byID[id]; posts[i] == nil {
+			t.Fatalf("ids[%d] = %d names no stored post", i, id)
+		}
+		delete(byID, id)
+	}
 	slugs := map[string]bool{}
 	byAuthor := map[int64]int{}
-	for i, p := range st.posts {
-		if p.ID != ids[i] || p.Type != "post" || p.Status != "publish" || p.Title == "" {
+	for i, p := range posts {
+		if p.Type != "post" || p.Status != "publish" || p.Title == "" || p.Slug != fmt.Sprintf("%s-%d", slug(p.Title), i+1) {
 			t.Fatalf("post %d = %+v", i, p)
 		}
 		if n := len(p.Content); n < 1024 || n > 3072+1500 {
@@ -481,7 +494,7 @@ func TestSeedPostsInBatches(t *testing.T) {
 		}
 		slugs[p.Slug] = true
 		byAuthor[p.Author]++
-		if i > 0 && !p.DateGMT.After(st.posts[i-1].DateGMT) {
+		if i > 0 && !p.DateGMT.After(posts[i-1].DateGMT) {
 			t.Errorf("post %d is not newer than post %d", i, i-1)
 		}
 		if p.DateGMT.After(time.Now()) {
@@ -495,7 +508,7 @@ func TestSeedPostsInBatches(t *testing.T) {
 
 func TestSeedPostsNeedsAuthors(t *testing.T) {
 	t.Parallel()
-	if _, err := SeedPosts(context.Background(), &fakeStore{}, 1, nil, 1); err == nil {
+	if _, err := SeedPosts(context.Background(), &fakeStore{}, 1, nil, 1, 1); err == nil {
 		t.Error("SeedPosts without authors succeeded")
 	}
 }

@@ -56,15 +56,24 @@ func SeedAuthors(ctx context.Context, st store.Store, n int) ([]int64, error) {
 
 // SeedPosts inserts n published posts spread over the authors, in batched
 // transactions (multi-row inserts when the store has them:
-// store.PostBulkInserter), and returns their ids. The same seed gives the
-// same posts. The next batch is written while the store inserts one.
-func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed uint64) ([]int64, error) {
+// store.PostBulkInserter), and returns their ids. One goroutine builds the
+// batches, in order, while writers others store them, each batch in a
+// transaction of its own: a store whose write transactions run side by
+// side (PostgreSQL) spends as many server processes on them. The same
+// seed gives the same posts; with several writers, a later batch may take
+// lower ids than an earlier one.
+func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed uint64, writers int) ([]int64, error) {
 	if len(authors) == 0 {
 		return nil, fmt.Errorf("seed posts: no authors")
 	}
+	writers = max(writers, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []*store.Post, 1)
+	type batch struct {
+		first int
+		posts []*store.Post
+	}
+	batches := make(chan batch, writers)
 	go func() {
 		defer close(batches)
 		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -78,34 +87,55 @@ func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed
 				posts[i] = fakePost(rng, k, authors[k%len(authors)], end.Add(-time.Duration(n-k)*step))
 			}
 			select {
-			case batches <- posts:
+			case batches <- batch{done, posts}:
 			case <-ctx.Done():
 				return
 			}
 			done += len(posts)
 		}
 	}()
-	ids := make([]int64, 0, n)
-	for posts := range batches {
-		err := st.Tx(ctx, func(tx store.Store) error {
-			if b, ok := tx.(store.PostBulkInserter); ok {
-				return b.InsertPosts(ctx, posts)
-			}
-			for _, p := range posts {
-				if err := tx.InsertPost(ctx, p); err != nil {
-					return err
+	ids := make([]int64, n)
+	errs := make(chan error, writers)
+	for range writers {
+		go func() {
+			for b := range batches {
+				if err := insertBatch(ctx, st, b.posts); err != nil {
+					cancel()
+					errs <- fmt.Errorf("seed posts %d-%d: %w", b.first+1, b.first+len(b.posts), err)
+					return
+				}
+				for i, p := range b.posts {
+					ids[b.first+i] = p.ID
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("seed posts %d-%d: %w", len(ids)+1, len(ids)+len(posts), err)
-		}
-		for _, p := range posts {
-			ids = append(ids, p.ID)
+			errs <- nil
+		}()
+	}
+	var err error
+	for range writers {
+		if e := <-errs; e != nil && err == nil {
+			err = e
 		}
 	}
+	if err != nil {
+		return nil, err
+	}
 	return ids, ctx.Err()
+}
+
+// insertBatch stores posts in one transaction.
+func insertBatch(ctx context.Context, st store.Store, posts []*store.Post) error {
+	return st.Tx(ctx, func(tx store.Store) error {
+		if b, ok := tx.(store.PostBulkInserter); ok {
+			return b.InsertPosts(ctx, posts)
+		}
+		for _, p := range posts {
+			if err := tx.InsertPost(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // fakePost builds the k-th seeded post.
@@ -139,14 +169,19 @@ func Title(rng *rand.Rand) string {
 // inside block comments) of about size bytes.
 func BlockContent(rng *rand.Rand, size int) string {
 	var b strings.Builder
+	b.Grow(size + 512)
 	for b.Len() < size {
 		switch rng.IntN(6) {
 		case 0:
-			fmt.Fprintf(&b, "<!-- wp:heading -->\n<h2>%s</h2>\n<!-- /wp:heading -->\n\n", sentence(rng, 4))
+			b.WriteString("<!-- wp:heading -->\n<h2>")
+			writeSentence(&b, rng, 4)
+			b.WriteString("</h2>\n<!-- /wp:heading -->\n\n")
 		case 1:
 			b.WriteString("<!-- wp:list -->\n<ul>")
 			for range 2 + rng.IntN(3) {
-				fmt.Fprintf(&b, "<li>%s</li>", sentence(rng, 5))
+				b.WriteString("<li>")
+				writeSentence(&b, rng, 5)
+				b.WriteString("</li>")
 			}
 			b.WriteString("</ul>\n<!-- /wp:list -->\n\n")
 		default:
@@ -155,7 +190,7 @@ func BlockContent(rng *rand.Rand, size int) string {
 				if i > 0 {
 					b.WriteByte(' ')
 				}
-				b.WriteString(sentence(rng, 8+rng.IntN(10)))
+				writeSentence(&b, rng, 8+rng.IntN(10))
 				b.WriteByte('.')
 			}
 			b.WriteString("</p>\n<!-- /wp:paragraph -->\n\n")
@@ -164,13 +199,25 @@ func BlockContent(rng *rand.Rand, size int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// sentence returns n random words, the first capitalised.
 func sentence(rng *rand.Rand, n int) string {
-	ws := make([]string, n)
-	for i := range ws {
-		ws[i] = words[rng.IntN(len(words))]
+	var b strings.Builder
+	writeSentence(&b, rng, n)
+	return b.String()
+}
+
+// writeSentence writes sentence(rng, n) to b, drawing the same numbers.
+func writeSentence(b *strings.Builder, rng *rand.Rand, n int) {
+	for i := range n {
+		w := words[rng.IntN(len(words))]
+		if i == 0 {
+			b.WriteByte(w[0] - 'a' + 'A')
+			b.WriteString(w[1:])
+			continue
+		}
+		b.WriteByte(' ')
+		b.WriteString(w)
 	}
-	ws[0] = strings.ToUpper(ws[0][:1]) + ws[0][1:]
-	return strings.Join(ws, " ")
 }
 
 func slug(s string) string {

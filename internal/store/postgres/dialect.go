@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
@@ -21,8 +22,9 @@ import (
 type dialect struct{}
 
 var (
-	_ sqlstore.Dialect    = dialect{}
-	_ sqlstore.IDReserver = dialect{}
+	_ sqlstore.Dialect          = dialect{}
+	_ sqlstore.IDReserver       = dialect{}
+	_ sqlstore.PostSearchLoader = dialect{}
 )
 
 // zeroTS is the stored zero date as an SQL literal.
@@ -277,4 +279,22 @@ func (dialect) ConnLost(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection reset") || strings.Contains(msg, "unexpected EOF")
+}
+
+// PostSearchTable is post_search (sqlstore.PostSearchLoader).
+func (dialect) PostSearchTable() (string, []string) {
+	return "post_search", []string{"post_id", "words"}
+}
+
+// PostSearchRow returns post id's post_search row: the tsvector of words
+// without positions, as folio_search_vector's array_to_tsvector makes it.
+// The words come sorted as a tsvector's lexemes are (byte-wise: a prefix
+// first) and each once, so the server takes them as they are. Migration
+// 0021's trigger then leaves the post's row alone.
+func (dialect) PostSearchRow(id int64, words []string) []any {
+	lex := make([]pgtype.TSVectorLexeme, len(words))
+	for i, w := range words {
+		lex[i].Word = w
+	}
+	return []any{id, pgtype.TSVector{Lexemes: lex, Valid: true}}
 }

@@ -38,6 +38,7 @@ type writeTx struct {
 var (
 	_ sqlstore.Tx             = (*writeTx)(nil)
 	_ sqlstore.BatchCommitter = (*writeTx)(nil)
+	_ sqlstore.RowCopier      = (*writeTx)(nil)
 )
 
 var errTxDone = errors.New("postgres: transaction already ended")
@@ -273,4 +274,15 @@ func (t *writeTx) Guard(ctx context.Context, fn func(sqlstore.Conn) error) error
 		return fail("release savepoint", err)
 	}
 	return nil
+}
+
+// CopyRows writes rows into table with COPY, in the transaction
+// (sqlstore.RowCopier).
+func (t *writeTx) CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
+	conn, err := t.ready(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+	return err
 }

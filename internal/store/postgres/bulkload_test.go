@@ -1,0 +1,91 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/storetest"
+)
+
+// TestBulkInsertIndexesAsTheTriggerDoes bulk-loads posts whose text is
+// ASCII (indexed from the words Go splits) and posts in other scripts
+// (indexed by the trigger), beside posts created one by one: every post
+// has exactly the post_search row folio_search_vector gives, and
+// post_counts adds up to the posts per type, status and month.
+func TestBulkInsertIndexesAsTheTriggerDoes(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	texts := []string{"<p>Plain <em>ASCII</em> text, 42 words-ish</p>", "ÄPFEL und Birnen; ΣΟΦΙΑΣ", "a<b c>d <unclosed", "", "東京 garden"}
+	var ps []*store.Post
+	day := time.Date(2024, 1, 31, 23, 0, 0, 0, time.UTC)
+	for i := range 300 {
+		d := day.Add(time.Duration(i) * 29 * time.Hour)
+		ps = append(ps, &store.Post{Type: []string{"post", "page"}[i%2], Status: []string{"publish", "draft", "future"}[i%3],
+			Title: fmt.Sprintf("Title %d", i), Excerpt: texts[(i+1)%len(texts)], Content: texts[i%len(texts)],
+			Slug: fmt.Sprintf("p%d", i), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d})
+	}
+	if err := db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: "One by one", Slug: "one", Date: day}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Tx(ctx, func(tx store.Store) error { return tx.(store.PostBulkInserter).InsertPosts(ctx, ps) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var posts, indexed, wrong int
+	err = db.Pool().QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM posts), (SELECT COUNT(*) FROM post_search),
+		(SELECT COUNT(*) FROM posts p LEFT JOIN post_search s ON s.post_id = p.id
+			WHERE s.words IS DISTINCT FROM folio_search_vector(p.title, p.excerpt, p.content))`).Scan(&posts, &indexed, &wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if posts != 301 || indexed != 301 || wrong != 0 {
+		t.Errorf("%d posts, %d post_search rows, %d of them not as folio_search_vector gives", posts, indexed, wrong)
+	}
+	var off int
+	err = db.Pool().QueryRow(ctx, `SELECT COUNT(*) FROM (
+		SELECT type, status, date_trunc('month', date) AS month, COUNT(*) AS n FROM posts GROUP BY 1, 2, 3) p
+		FULL JOIN (SELECT type, status, month, SUM(n) AS n FROM post_counts GROUP BY 1, 2, 3) c USING (type, status, month)
+		WHERE p.n IS DISTINCT FROM c.n AND COALESCE(c.n, 0) <> COALESCE(p.n, 0)`).Scan(&off)
+	if err != nil || off != 0 {
+		t.Errorf("post_counts differs from the posts in %d (type, status, month) rows (%v)", off, err)
+	}
+}
+
+// TestPostContentIsCompressedWithLZ4: a post long enough to be compressed
+// is stored with lz4 (migration 0022), whether created or bulk-loaded, and
+// reads back whole.
+func TestPostContentIsCompressedWithLZ4(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	content := strings.Repeat("<p>Compressible content, said again and again.</p>\n", 200)
+	one := &store.Post{Type: "post", Status: "publish", Content: content, Slug: "one"}
+	if err := db.InsertPost(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	bulk := []*store.Post{{Type: "post", Status: "publish", Content: content, Slug: "two"}}
+	if err := db.Tx(ctx, func(tx store.Store) error { return tx.(store.PostBulkInserter).InsertPosts(ctx, bulk) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{one.ID, bulk[0].ID} {
+		var method string
+		if err := db.Pool().QueryRow(ctx, `SELECT COALESCE(pg_column_compression(content), '') FROM posts WHERE id = $1`, id).Scan(&method); err != nil {
+			t.Fatal(err)
+		}
+		if method != "lz4" {
+			t.Errorf("post %d: content compressed with %q, want lz4", id, method)
+		}
+		got, err := db.GetPost(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Content != content {
+			t.Errorf("post %d reads back %d bytes, want %d", id, len(got.Content), len(content))
+		}
+	}
+}

@@ -1,0 +1,4 @@
+-- Nothing to change on SQLite: its posts are indexed by the writer, not
+-- by triggers. The file keeps the numbering in step with PostgreSQL's
+-- 0021, whose search and count triggers run once per statement of an
+-- insert into posts.

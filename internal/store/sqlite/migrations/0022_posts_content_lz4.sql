@@ -1,0 +1,3 @@
+-- Nothing to change on SQLite, which does not compress. The file keeps the
+-- numbering in step with PostgreSQL's 0022, which compresses posts'
+-- content with lz4.

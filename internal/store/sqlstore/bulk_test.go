@@ -1,0 +1,65 @@
+package sqlstore
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sortedSet is SearchWords of every field, sorted byte-wise, each once.
+func sortedSet(fields ...string) []string {
+	var ws []string
+	for _, f := range fields {
+		ws = append(ws, SearchWords(f)...)
+	}
+	slices.Sort(ws)
+	return slices.Compact(ws)
+}
+
+var asciiWordCases = [][]string{
+	{"Garden notes", "", "<p>Tomatoes in the <strong>garden</strong>.</p>"},
+	{"", "", ""},
+	{"A<b c>D", "a < b > c", "<p>left <open and 1<2</p> <unclosed"},
+	{"Hyphen-ated WORDS words Words", "it's x_y x2 2x", "<!-- wp:paragraph -->\n<p>CamelCase</p>"},
+	{strings.Repeat("Ab", 40) + " " + strings.Repeat("ab", 40) + "C", strings.Repeat("z", 64) + "Z", strings.Repeat("q", 65)},
+	{strings.Repeat("w ", MaxSearchChars/2-1) + "Tail end", "", strings.Repeat("<i>x</i>", MaxSearchChars) + " after"},
+	{strings.Repeat("a", MaxSearchChars+10), "", ""},
+}
+
+// TestASCIIWordsAreSearchWords: on ASCII text, the bulk load's splitter
+// gives SearchWords' words, sorted, each once.
+func TestASCIIWordsAreSearchWords(t *testing.T) {
+	t.Parallel()
+	var words asciiWords
+	for _, c := range asciiWordCases {
+		got, want := words.Set(c...), sortedSet(c...)
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("words.Set(%.60q) = %.200q, SearchWords gives %.200q", c, got, want)
+		}
+	}
+}
+
+func FuzzASCIIWords(f *testing.F) {
+	for _, c := range asciiWordCases {
+		if len(c[0]) < 1000 {
+			f.Add(c[0], c[1], c[2])
+		}
+	}
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		if !asciiOnly(a, b, c) {
+			return
+		}
+		var words asciiWords
+		got, want := words.Set(a, b, c), sortedSet(a, b, c)
+		if len(got) == 0 && len(want) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("words.Set(%q, %q, %q) = %q, SearchWords gives %q", a, b, c, got, want)
+		}
+	})
+}

@@ -177,16 +177,6 @@ func mergeSettings(t *testing.T, db *DB) (automerge, crisismerge, cache int) {
 	return automerge, crisismerge, cache
 }
 
-// tempStore returns the writer's temp_store.
-func tempStore(t *testing.T, db *DB) int {
-	t.Helper()
-	var v int
-	if err := db.c.write.QueryRow(`PRAGMA temp_store`).Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore: during a bulk
 // load posts_fts does not merge and the writer's cache is larger; after
 // it every post is searchable, the index is one piece and the settings
@@ -205,9 +195,6 @@ func TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore(t *testing.T) {
 	err := bl.BulkLoad(ctx, func(ctx context.Context) error {
 		if a, c, cache := mergeSettings(t, db); a != 0 || c != bulkCrisismerge || cache != -bulkCacheKiB {
 			t.Errorf("during the load: automerge %d, crisismerge %d, cache %d", a, c, cache)
-		}
-		if ts := tempStore(t, db); ts != 2 {
-			t.Errorf("during the load: temp_store %d, want 2 (memory)", ts)
 		}
 		// A write transaction of the load that fails leaves nothing.
 		boom := errors.New("boom")
@@ -236,9 +223,6 @@ func TestBulkLoadLeavesOneIndexPieceAndTheSettingsAsBefore(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if ts := tempStore(t, db); ts != 1 {
-		t.Errorf("after the load: temp_store %d, want 1 (file)", ts)
 	}
 	if n, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"page"}}); err != nil || n != 1 {
 		t.Errorf("pages = %d (%v), want the other writer's 1", n, err)

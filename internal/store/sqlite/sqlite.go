@@ -98,16 +98,17 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "cache_size(-"+strconv.Itoa(opts.CacheSizeKiB)+")")
+	// Temporary tables, sorts and the writer's statement and savepoint
+	// journals in memory. A write transaction's journal holds the first
+	// prior copy of each page it changes (20 to 30 pages for a create);
+	// past 64 KiB a file-backed journal wrote each to a temporary file
+	// (8% of a create's CPU). Held in memory, the journal of a large
+	// transaction under a savepoint is walked from its start at the end
+	// of each statement: bulk loads run their transactions without one
+	// (withAlone).
+	q.Add("_pragma", "temp_store(MEMORY)")
 	// WAL is a property of the file: the writer sets it, readers find it.
 	writeQ, readQ := cloneValues(q), cloneValues(q)
-	// Readers sort and build temporary indexes in memory. The writer keeps
-	// its statement and savepoint journals in memory up to 64 KiB and in
-	// a temporary file past that: held in memory whole, a large write
-	// transaction's journal is a list of 1 KiB pieces that every statement
-	// of it walks from the start when it ends (a third of the CPU of a
-	// seeding inserting 2,000 posts a transaction).
-	readQ.Add("_pragma", "temp_store(MEMORY)")
-	writeQ.Add("_pragma", "temp_store(FILE)")
 	writeQ.Add("_pragma", "journal_mode(WAL)")
 	// A WAL that grew under load is cut back to this size once it restarts.
 	writeQ.Add("_pragma", "journal_size_limit("+strconv.Itoa(walCheckpointBytes)+")")
@@ -251,14 +252,13 @@ func (db *DB) BulkLoad(ctx context.Context, load func(ctx context.Context) error
 		return err
 	}
 	// Each write transaction of the load is a batch of its own (withAlone):
-	// its statement journals then hold one statement's pages at a time,
-	// cheap to keep in memory.
-	if _, err := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(bulkCacheKiB)+`; PRAGMA temp_store=MEMORY`); err != nil {
+	// its statement journals then hold one statement's pages at a time.
+	if _, err := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(bulkCacheKiB)); err != nil {
 		return fmt.Errorf("sqlite: bulk load: %w", err)
 	}
 	defer func() {
 		ctx := context.WithoutCancel(ctx)
-		_, cerr := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(db.c.cacheKiB)+`; PRAGMA temp_store=FILE`)
+		_, cerr := db.c.write.ExecContext(ctx, `PRAGMA cache_size=-`+strconv.Itoa(db.c.cacheKiB))
 		if cerr == nil {
 			cerr = db.setMerges(ctx, ftsAutomerge, ftsCrisismerge)
 		}

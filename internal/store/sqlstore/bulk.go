@@ -112,16 +112,15 @@ type PostSearchLoader interface {
 	PostSearchRow(id int64, words []string) []any
 }
 
-// asciiWords splits ASCII text as SearchWords does, into sets of words
-// (Set), reusing its memory from one set to the next. It is SearchWords
-// for ASCII alone, where a letter is a byte and lower case a table: a word
-// is only copied when it has capitals and is new, and repeats (most of a
-// post's words) cost a map lookup, so a bulk load splits its posts in a
-// fraction of the time collecting SearchWords and sorting them takes.
+// asciiWords splits ASCII text as SearchWords does (eachSearchWord), into
+// sets of words (Set), reusing its memory from one set to the next. For
+// ASCII alone, where a letter is a byte and lower case a table, the
+// database splits text as Go does. A word without capitals is a piece of
+// its text, not a copy, and repeats (most of a post's words) cost a map
+// lookup.
 type asciiWords struct {
 	seen map[string]struct{}
 	out  []string
-	buf  []byte
 }
 
 // Set returns the words of fields, which must be ASCII, sorted byte-wise,
@@ -133,83 +132,17 @@ func (a *asciiWords) Set(fields ...string) []string {
 	clear(a.seen)
 	a.out = a.out[:0]
 	for _, s := range fields {
-		a.split(s)
+		eachSearchWord(s, a.add)
 	}
 	slices.Sort(a.out)
 	return slices.Clone(a.out)
 }
 
-// add adds w, lower-cased when upper is set, unless it is there already.
-func (a *asciiWords) add(w string, upper bool) {
-	if !upper {
-		if _, ok := a.seen[w]; !ok {
-			a.seen[w] = struct{}{}
-			a.out = append(a.out, w)
-		}
-		return
-	}
-	a.buf = a.buf[:0]
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		a.buf = append(a.buf, c)
-	}
-	if _, ok := a.seen[string(a.buf)]; !ok {
-		w := string(a.buf)
+// add adds w unless it is there already.
+func (a *asciiWords) add(w string) {
+	if _, ok := a.seen[w]; !ok {
 		a.seen[w] = struct{}{}
 		a.out = append(a.out, w)
-	}
-}
-
-// split adds the words of s.
-func (a *asciiWords) split(s string) {
-	var (
-		chars = 0 // characters seen, a tag counting as one
-		tags  = strings.IndexByte(s, '<') >= 0
-		start = -1 // where the current word begins, -1 between words
-		end   = 0  // where its kept characters end
-		upper = false
-	)
-	for i := 0; i < len(s); {
-		if chars == MaxSearchChars {
-			break
-		}
-		chars++
-		c := s[i]
-		if c == '<' && tags {
-			if j := strings.IndexByte(s[i+1:], '>'); j >= 0 {
-				if start >= 0 {
-					a.add(s[start:end], upper)
-					start, upper = -1, false
-				}
-				i += j + 2
-				continue
-			}
-			tags = false
-		}
-		i++
-		switch {
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		default:
-			if start >= 0 {
-				a.add(s[start:end], upper)
-				start, upper = -1, false
-			}
-			continue
-		}
-		if start < 0 {
-			start = i - 1
-		}
-		if i-start <= MaxWordChars {
-			end = i
-		}
-	}
-	if start >= 0 {
-		a.add(s[start:end], upper)
 	}
 }
 

@@ -327,7 +327,8 @@ func seed(ctx context.Context, opts Options, where string) (ids []int64, err err
 		return err
 	}
 	if b, ok := st.(store.BulkLoader); ok {
-		return ids, b.BulkLoad(ctx, posts)
+		err := b.BulkLoad(ctx, posts) // sets ids
+		return ids, err
 	}
 	if err := posts(ctx); err != nil {
 		return nil, err

@@ -327,18 +327,12 @@ func seed(ctx context.Context, opts Options, where string) (ids []int64, err err
 		return err
 	}
 	if b, ok := st.(store.BulkLoader); ok {
-		err := b.BulkLoad(ctx, posts) // sets ids
-		return ids, err
+		err = b.BulkLoad(ctx, posts) // sets ids
+	} else {
+		err = posts(ctx)
 	}
-	if err := posts(ctx); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	// As a bulk import would: the writes measured next should not pay
-	// for merging the load's index pieces (store.SearchIndexCompactor).
-	if c, ok := st.(store.SearchIndexCompactor); ok {
-		if err := c.CompactSearchIndex(ctx); err != nil {
-			return nil, err
-		}
 	}
 	return ids, nil
 }

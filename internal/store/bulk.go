@@ -13,19 +13,6 @@ type PostBulkInserter interface {
 	InsertPosts(ctx context.Context, ps []*Post) error
 }
 
-// SearchIndexCompactor is implemented by stores whose full-text index is
-// kept in pieces that later writes merge (SQLite's FTS5 segments). A bulk
-// load leaves many large pieces; merging them then falls on the writes
-// that follow, a create at a time (on a million bulk-loaded posts, 15
-// creates a second, each waiting up to seconds). Bulk loads (folio
-// bench's seeding, large imports) compact the index once they are done.
-type SearchIndexCompactor interface {
-	// CompactSearchIndex merges the full-text index into one piece. It
-	// holds the writer for as long as that takes (about a minute for a
-	// million posts).
-	CompactSearchIndex(ctx context.Context) error
-}
-
 // BulkLoader is implemented by stores that write a large load (folio
 // bench's seeding, a site import) faster when told it is one.
 type BulkLoader interface {

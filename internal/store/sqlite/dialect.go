@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -22,10 +21,6 @@ func init() {
 	// full-text index (posts_fts, migration 0012) holds; the triggers on
 	// posts call it.
 	sqlite.MustRegisterDeterministicScalarFunction("folio_search_text", -1, searchTextFunc)
-	// folio_search_terms(field, ...) gives the same words as a JSON array,
-	// for the triggers that kept search_terms from migration 0017 to 0020
-	// (the writer keeps it since: searchindex.go).
-	sqlite.MustRegisterDeterministicScalarFunction("folio_search_terms", -1, searchTermsFunc)
 	// folio_search_document(title, excerpt, content, type, status,
 	// password) is what posts_fts holds for a post: its words and the
 	// marks of its type, status and password (sqlstore.SearchDocument).
@@ -73,25 +68,6 @@ func searchTextFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Valu
 		fields[i] = text(v)
 	}
 	return sqlstore.SearchText(fields...), nil
-}
-
-// searchTermsFunc implements folio_search_terms: the distinct words of
-// sqlstore.SearchText as a JSON array of strings (letters and digits
-// only, so nothing needs escaping but through the encoder anyway).
-func searchTermsFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	fields := make([]string, len(args))
-	for i, v := range args {
-		fields[i] = text(v)
-	}
-	words := strings.Fields(sqlstore.SearchText(fields...))
-	if words == nil {
-		words = []string{}
-	}
-	b, err := json.Marshal(words)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
 }
 
 // searchDocumentFunc implements folio_search_document:

@@ -140,7 +140,6 @@ func queryPlan(t *testing.T, db *DB, query string) string {
 func TestCompactSearchIndexMergesSegments(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
-	var _ store.SearchIndexCompactor = db
 	ctx := context.Background()
 	segments := func() int {
 		t.Helper()

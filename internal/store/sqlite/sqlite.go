@@ -64,9 +64,9 @@ type DB struct {
 }
 
 var (
-	_ store.Store                = (*DB)(nil)
-	_ store.Optimizer            = (*DB)(nil)
-	_ store.SearchIndexCompactor = (*DB)(nil)
+	_ store.Store      = (*DB)(nil)
+	_ store.Optimizer  = (*DB)(nil)
+	_ store.BulkLoader = (*DB)(nil)
 )
 
 // Open opens the database at path, creating the file and its directory when
@@ -206,8 +206,8 @@ func (db *DB) Optimize(ctx context.Context) error {
 }
 
 // CompactSearchIndex merges posts_fts into one segment (FTS5's
-// 'optimize'), for after a bulk load. It implements
-// store.SearchIndexCompactor.
+// 'optimize'), as a bulk load ends (BulkLoad). It holds the writer for as
+// long as that takes.
 func (db *DB) CompactSearchIndex(ctx context.Context) error {
 	if _, err := db.c.write.ExecContext(ctx, `INSERT INTO posts_fts (posts_fts) VALUES ('optimize')`); err != nil {
 		return fmt.Errorf("sqlite: compact search index: %w", err)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -80,7 +81,9 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 	if !g.searchQueue.Load() {
 		return nil
 	}
-	if _, err := tx.Exec(`DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts_fts_queue WHERE op <> 'i')`); err != nil {
+	ctx := context.Background()
+	q := sqlTx{tx: tx, w: g.w} // the writer's prepared statements: the texts below are fixed
+	if _, err := q.Exec(ctx, `DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts_fts_queue WHERE op <> 'i')`); err != nil {
 		return fmt.Errorf("index searches: %w", err)
 	}
 	var after int64
@@ -88,7 +91,7 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 	for {
 		posts = posts[:0]
 		err := func() error {
-			rows, err := tx.Query(`SELECT p.id, p.title, p.excerpt, p.content, p.type, p.status, p.password
+			rows, err := q.Query(ctx, `SELECT p.id, p.title, p.excerpt, p.content, p.type, p.status, p.password
 				FROM posts_fts_queue q CROSS JOIN posts p ON p.id = q.id
 				WHERE q.id > ? AND q.op <> 'd' ORDER BY q.id LIMIT ?`, after, searchIndexChunk)
 			if err != nil {
@@ -111,7 +114,7 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 			break
 		}
 		g.terms.index(posts)
-		if err := writeSearchIndex(tx, posts, &g.terms); err != nil {
+		if err := writeSearchIndex(ctx, q, posts, &g.terms); err != nil {
 			return fmt.Errorf("index searches: %w", err)
 		}
 		if len(posts) < searchIndexChunk {
@@ -119,7 +122,7 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 		}
 		after = posts[len(posts)-1].id
 	}
-	if _, err := tx.Exec(`DELETE FROM posts_fts_queue`); err != nil {
+	if _, err := q.Exec(ctx, `DELETE FROM posts_fts_queue`); err != nil {
 		return fmt.Errorf("index searches: %w", err)
 	}
 	return nil
@@ -161,19 +164,19 @@ func (t *searchTerms) index(posts []queuedPost) {
 }
 
 // writeSearchIndex inserts the posts' documents into posts_fts and their
-// fresh words into search_terms.
-func writeSearchIndex(tx *sql.Tx, posts []queuedPost, t *searchTerms) error {
-	var q strings.Builder
-	args := make([]any, 0, 2*len(posts))
-	q.WriteString(`INSERT INTO posts_fts (rowid, words) VALUES `)
+// fresh words into search_terms, each in one statement of a fixed text
+// (the rows as a JSON array).
+func writeSearchIndex(ctx context.Context, q sqlTx, posts []queuedPost, t *searchTerms) error {
+	docs := make([][2]any, len(posts))
 	for i, p := range posts {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?, ?)")
-		args = append(args, p.id, p.document)
+		docs[i] = [2]any{p.id, p.document}
 	}
-	if _, err := tx.Exec(q.String(), args...); err != nil {
+	list, err := json.Marshal(docs)
+	if err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO posts_fts (rowid, words)
+		SELECT value ->> 0, value ->> 1 FROM json_each(?)`, string(list)); err != nil {
 		return err
 	}
 	var fresh []string
@@ -189,11 +192,11 @@ func writeSearchIndex(tx *sql.Tx, posts []queuedPost, t *searchTerms) error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	list, err := json.Marshal(fresh)
+	list, err = json.Marshal(fresh)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`INSERT OR IGNORE INTO search_terms (term) SELECT value FROM json_each(?)`, string(list)); err != nil {
+	if _, err := q.Exec(ctx, `INSERT OR IGNORE INTO search_terms (term) SELECT value FROM json_each(?)`, string(list)); err != nil {
 		return err
 	}
 	t.added = append(t.added, fresh...)

@@ -80,6 +80,8 @@ type group struct {
 	searchQueue atomic.Bool
 	// terms is the writer's memory of search_terms (searchindex.go).
 	terms searchTerms
+	// totals keeps search_totals (searchtotals.go).
+	totals *searchTotals
 }
 
 // GroupStats counts the writer's batches.
@@ -105,7 +107,7 @@ type batch struct {
 
 func newGroup(db *sql.DB, w *writeStmts, path string) *group {
 	return &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge,
-		walLimit: walCheckpointBytes, checkEvery: walCheckEvery, turn: make(chan struct{}, 1)}
+		walLimit: walCheckpointBytes, checkEvery: walCheckEvery, turn: make(chan struct{}, 1), totals: newSearchTotals()}
 }
 
 // acquire takes the turn, or fails when ctx ends first.
@@ -176,6 +178,7 @@ func (g *group) commit() {
 		b.err = sqlstore.Fail(dialect{}, "commit", err)
 	} else {
 		g.terms.committed()
+		g.totals.committed()
 		g.stats.Batches.Add(1)
 		g.stats.Members.Add(int64(b.members))
 		if b.members > 1 {
@@ -183,6 +186,7 @@ func (g *group) commit() {
 		}
 	}
 	g.terms.rolledBack() // what did not commit (nothing when it did)
+	g.totals.rolledBack()
 	close(b.done)
 	g.afterBatch()
 }
@@ -198,6 +202,7 @@ func (g *group) abort(err error) {
 	_ = b.tx.Rollback()
 	b.err = err
 	g.terms.rolledBack() // what did not commit (nothing when it did)
+	g.totals.rolledBack()
 	close(b.done)
 	g.afterBatch()
 }

@@ -83,10 +83,26 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 	}
 	ctx := context.Background()
 	q := sqlTx{tx: tx, w: g.w} // the writer's prepared statements: the texts below are fixed
-	if _, err := q.Exec(ctx, `DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts_fts_queue WHERE op <> 'i')`); err != nil {
+	totals, err := g.totals.begin(ctx, q)
+	if err != nil {
 		return fmt.Errorf("index searches: %w", err)
 	}
+	// Whether the batch changes or deletes indexed posts: it then cannot
+	// be replayed from its new documents (searchtotals.go).
+	var changes int64
+	if err := scanOne(ctx, q, `SELECT COUNT(*) FROM posts_fts_queue WHERE op <> 'i'`, &changes); err != nil {
+		return fmt.Errorf("index searches: %w", err)
+	}
+	if changes > 0 {
+		if err := totals.before(ctx); err != nil {
+			return fmt.Errorf("index searches: %w", err)
+		}
+		if _, err := q.Exec(ctx, `DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts_fts_queue WHERE op <> 'i')`); err != nil {
+			return fmt.Errorf("index searches: %w", err)
+		}
+	}
 	var after int64
+	var docs []string // the new documents, while few (searchTotalsHistoryDocs)
 	posts := make([]queuedPost, 0, 8)
 	for {
 		posts = posts[:0]
@@ -117,13 +133,29 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 		if err := writeSearchIndex(ctx, q, posts, &g.terms); err != nil {
 			return fmt.Errorf("index searches: %w", err)
 		}
+		totals.after(posts)
+		if after == 0 && len(posts) <= searchTotalsHistoryDocs {
+			for _, p := range posts {
+				docs = append(docs, p.document)
+			}
+		} else {
+			docs = nil
+		}
 		if len(posts) < searchIndexChunk {
 			break
 		}
 		after = posts[len(posts)-1].id
 	}
-	if _, err := q.Exec(ctx, `DELETE FROM posts_fts_queue`); err != nil {
+	res, err := q.Exec(ctx, `DELETE FROM posts_fts_queue`)
+	if err != nil {
 		return fmt.Errorf("index searches: %w", err)
+	}
+	queued, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("index searches: %w", err)
+	}
+	if err := totals.finish(ctx, queued > 0, changes == 0 && (docs != nil || queued == 0), docs); err != nil {
+		return fmt.Errorf("search totals: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ func (a *Args) Add(v any) string {
 	return "$" + strconv.Itoa(len(a.vals))
 }
 
+// Values returns the parameters in the order of their markers.
+func (a *Args) Values() []any { return a.vals }
+
 // marks returns the markers $from, ..., $(from+n-1), comma-separated.
 func marks(from, n int) string {
 	var b strings.Builder

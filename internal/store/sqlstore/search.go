@@ -302,15 +302,15 @@ func SearchFieldsMatch(words []string, fields ...string) bool {
 // separates words), so no search word equals or begins a mark; the type
 // and status are written in hexadecimal, which no tokenizer splits.
 const (
-	// searchMarkKind begins the mark of a post's type and status.
-	searchMarkKind = "\ue000"
+	// SearchMarkKind begins the mark of a post's type and status.
+	SearchMarkKind = "\ue000"
 	// SearchMarkProtected is the mark of a post with a password.
 	SearchMarkProtected = "\ue002"
 )
 
 // SearchKindMark returns the mark of posts of type typ in status.
 func SearchKindMark(typ, status string) string {
-	return searchMarkKind + hex.EncodeToString([]byte(typ)) + "x" + hex.EncodeToString([]byte(status))
+	return SearchMarkKind + hex.EncodeToString([]byte(typ)) + "x" + hex.EncodeToString([]byte(status))
 }
 
 // SearchDocument returns what a store's full-text index holds for a

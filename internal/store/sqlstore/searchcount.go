@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,11 +61,24 @@ func searchKinds(q *store.PostQuery) ([]string, bool) {
 	return kinds, true
 }
 
-// countSearch counts a search's posts in one statement when the dialect
-// can count them in its full-text index: the unprotected matches there,
-// plus the protected posts (few, through posts_protected) checked row by
-// row as searchCond does, on their title alone for a caller who may not
-// read them. ok is false when the search needs the plain count.
+// SearchTotals is Conns that keep the totals of searches up to date as
+// their full-text index changes: a search counted once is not counted
+// again (a word in most posts costs its whole list in the index).
+type SearchTotals interface {
+	// SearchTotal returns the number of unprotected posts of one of
+	// kinds' marks whose indexed words every one of words begins: kept,
+	// or counted by count on a read-only Conn of one snapshot and kept
+	// from then on. words and kinds are sorted and distinct.
+	SearchTotal(ctx context.Context, words, kinds []string, count func(ctx context.Context, c Conn) (int64, error)) (int64, error)
+}
+
+// countSearch counts a search's posts when the dialect can count them in
+// its full-text index: the unprotected matches there (kept by the Conns
+// when they are SearchTotals, outside a transaction, which sees its own
+// changes), plus the protected posts (few, through posts_protected)
+// checked row by row as searchCond does, on their title alone for a
+// caller who may not read them. ok is false when the search needs the
+// plain count.
 func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok bool, err error) {
 	sc, can := o.db.d.(SearchCounter)
 	sq := parseSearch(q.Search)
@@ -96,11 +110,32 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 	}
 	open = append(open, o.db.d.TitleSearch(a, "title", words))
 	c.add(`(` + strings.Join(open, ` OR `) + `)`)
-	query := `SELECT (` + sc.SearchCount(a, words, kinds) + `) + (SELECT COUNT(*) FROM ` + sc.ProtectedPosts() + c.where() + `)`
-	if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&n); err != nil {
+	protected := `SELECT COUNT(*) FROM ` + sc.ProtectedPosts() + c.where()
+	st, keeps := o.db.c.(SearchTotals)
+	if !keeps || o.tx != nil {
+		query := `SELECT (` + sc.SearchCount(a, words, kinds) + `) + (` + protected + `)`
+		if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&n); err != nil {
+			return 0, true, o.db.fail("count posts", err)
+		}
+		return n, true, nil
+	}
+	words, kinds = slices.Clone(words), slices.Clone(kinds)
+	slices.Sort(words)
+	slices.Sort(kinds)
+	kinds = slices.Compact(kinds)
+	indexed, err := st.SearchTotal(ctx, words, kinds, func(ctx context.Context, c Conn) (int64, error) {
+		a := &Args{}
+		var n int64
+		err := querier{db: o.db, c: c}.queryRow(ctx, sc.SearchCount(a, words, kinds), a.vals...).Scan(&n)
+		return n, err
+	})
+	if err != nil {
 		return 0, true, o.db.fail("count posts", err)
 	}
-	return n, true, nil
+	if err := o.reader().queryRow(ctx, protected, a.vals...).Scan(&n); err != nil {
+		return 0, true, o.db.fail("count posts", err)
+	}
+	return indexed + n, true, nil
 }
 
 // windowMatches is the number of matches from which a search page in

@@ -1,0 +1,3 @@
+-- Nothing to change on PostgreSQL: the file keeps the numbering in step
+-- with SQLite's 0023, whose writer keeps the totals of recent searches in
+-- a table of their own.

@@ -1,0 +1,312 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/sqlstore"
+)
+
+var gardenSearch = store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "garden"}
+
+// keptTotals returns search_totals' rows other than the version, by key.
+func keptTotals(t *testing.T, db *DB) map[string]int64 {
+	t.Helper()
+	rs, err := db.c.read.Query(`SELECT key, n FROM search_totals WHERE key <> ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	out := map[string]int64{}
+	for rs.Next() {
+		var key string
+		var n int64
+		if err := rs.Scan(&key, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[key] = n
+	}
+	return out
+}
+
+func gardenKey() string {
+	return totalKey([]string{"garden"}, []string{sqlstore.SearchKindMark("post", "publish")})
+}
+
+func insertPost(t *testing.T, db *DB, title, content string) *store.Post {
+	t.Helper()
+	p := &store.Post{Type: "post", Status: "publish", Title: title, Content: content}
+	if err := db.InsertPost(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkTotal compares the total of q with the posts q lists and with
+// want.
+func checkTotal(t *testing.T, db *DB, stage string, q store.PostQuery, want int64) {
+	t.Helper()
+	ctx := context.Background()
+	list, err := db.ListPosts(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.CountPosts(ctx, q)
+	if err != nil || n != want || int64(len(list)) != want {
+		t.Fatalf("%s: total %d (%v), %d listed, want %d", stage, n, err, len(list), want)
+	}
+}
+
+// TestSearchTotalsFollowEveryWrite: a counted search is kept in
+// search_totals, and the writer keeps its total exact through creates,
+// changes of text, status, type and password, and deletes, each of which
+// changes what the index matches.
+func TestSearchTotalsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	ctx := context.Background()
+	for i := range 5 {
+		insertPost(t, db, fmt.Sprintf("Garden %d", i), "<p>Roses</p>")
+	}
+	insertPost(t, db, "Kitchen", "<p>No plants</p>")
+	checkTotal(t, db, "first count", gardenSearch, 5)
+	if got := keptTotals(t, db)[gardenKey()]; got != 5 {
+		t.Fatalf("kept total %d, want 5 (kept: %v)", got, keptTotals(t, db))
+	}
+	a := insertPost(t, db, "Notes", "<p>The gardens in spring</p>")
+	insertPost(t, db, "Other", "<p>Nothing here</p>")
+	checkTotal(t, db, "created", gardenSearch, 6)
+	update := func(p *store.Post, f func(p *store.Post)) {
+		t.Helper()
+		got, err := db.GetPost(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(got)
+		if err := db.UpdatePost(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(a, func(p *store.Post) { p.Content = "<p>Now about kitchens</p>" })
+	checkTotal(t, db, "word removed", gardenSearch, 5)
+	update(a, func(p *store.Post) { p.Title = "Gardening" })
+	checkTotal(t, db, "word added", gardenSearch, 6)
+	update(a, func(p *store.Post) { p.Status = "draft" })
+	checkTotal(t, db, "unpublished", gardenSearch, 5)
+	update(a, func(p *store.Post) { p.Status = "publish"; p.Password = "pw" })
+	// The protected post is found by its title, not counted in the
+	// index: the total is the same.
+	checkTotal(t, db, "protected", gardenSearch, 6)
+	if got := keptTotals(t, db)[gardenKey()]; got != 5 {
+		t.Fatalf("kept total %d with a protected post, want 5", got)
+	}
+	update(a, func(p *store.Post) { p.Password = ""; p.Type = "page" })
+	checkTotal(t, db, "now a page", gardenSearch, 5)
+	if err := db.DeletePost(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	checkTotal(t, db, "deleted", gardenSearch, 4)
+	// Several writes in one batch.
+	err := db.Tx(ctx, func(tx store.Store) error {
+		for i := range 3 {
+			if err := tx.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Garden bed %d", i)}); err != nil {
+				return err
+			}
+		}
+		return tx.DeletePost(ctx, 2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTotal(t, db, "one transaction", gardenSearch, 6)
+	// A transaction that rolls back changes nothing.
+	_ = db.Tx(ctx, func(tx store.Store) error {
+		if err := tx.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: "Garden gone"}); err != nil {
+			return err
+		}
+		return fmt.Errorf("roll back")
+	})
+	checkTotal(t, db, "rolled back", gardenSearch, 6)
+	if got := keptTotals(t, db)[gardenKey()]; got != 6 {
+		t.Fatalf("kept total %d, want 6", got)
+	}
+}
+
+// TestSearchTotalsCatchUp: a count made on a snapshot older than the
+// last batches is kept when those batches only added posts (their
+// documents are replayed), and dropped when one changed a post.
+func TestSearchTotalsCatchUp(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	ctx := context.Background()
+	for i := range 3 {
+		insertPost(t, db, fmt.Sprintf("Garden %d", i), "")
+	}
+	tot := db.c.group.totals
+	version := func() int64 {
+		var v int64
+		if err := db.c.read.QueryRow(`SELECT n FROM search_totals WHERE key = ''`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	poke := func() {
+		m, err := db.c.group.begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	words, kinds := []string{"garden"}, []string{sqlstore.SearchKindMark("post", "publish")}
+	v0 := version()
+	insertPost(t, db, "Garden 3", "")
+	insertPost(t, db, "Kitchen", "")
+	insertPost(t, db, "Garden 4", "")
+	if version() != v0+3 {
+		t.Fatalf("version %d after three creates, want %d", version(), v0+3)
+	}
+	a := tot.announce(gardenKey(), words, kinds, v0)
+	if !tot.counted(a, 3) { // the count on v0's snapshot
+		t.Fatal("announcement dropped before a batch")
+	}
+	poke()
+	if got := keptTotals(t, db)[gardenKey()]; got != 5 {
+		t.Fatalf("caught-up total %d, want 5", got)
+	}
+	checkTotal(t, db, "caught up", gardenSearch, 5)
+
+	// A change in between: not replayable.
+	other := []string{"kitchen"}
+	v1 := version()
+	p, err := db.GetPost(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Title = "Kitchen garden"
+	if err := db.UpdatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	b := tot.announce(totalKey(other, kinds), other, kinds, v1)
+	tot.counted(b, 1)
+	poke()
+	select {
+	case <-b.done:
+	default:
+		t.Fatal("announcement neither kept nor dropped")
+	}
+	if !b.dropped {
+		t.Fatal("announcement over a changed post kept")
+	}
+	if _, ok := keptTotals(t, db)[totalKey(other, kinds)]; ok {
+		t.Fatal("dropped announcement kept")
+	}
+	checkTotal(t, db, "after a dropped count", store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "kitchen"}, 2)
+}
+
+// TestSearchTotalsAcrossProcesses: two stores on one file (two
+// processes) keep each other's totals exact: each reloads the kept
+// searches when it finds a version it did not write.
+func TestSearchTotalsAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/folio.db"
+	one := openAt(t, path)
+	two := openAt(t, path)
+	insertPost(t, one, "Garden", "")
+	checkTotal(t, one, "one counts", gardenSearch, 1)
+	insertPost(t, two, "Garden two", "")
+	checkTotal(t, two, "two reads the kept total", gardenSearch, 2)
+	insertPost(t, one, "Garden three", "")
+	checkTotal(t, one, "one after two wrote", gardenSearch, 3)
+	checkTotal(t, two, "two after one wrote", gardenSearch, 3)
+	if got := keptTotals(t, one)[gardenKey()]; got != 3 {
+		t.Fatalf("kept total %d, want 3", got)
+	}
+}
+
+// TestSearchTotalsBounded: past the bound, the least recently read
+// searches make room.
+func TestSearchTotalsBounded(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	db.c.group.totals.max = 3
+	for _, w := range []string{"alpha", "beta", "gamma", "delta", "epsilon"} {
+		insertPost(t, db, w, "")
+	}
+	ctx := context.Background()
+	count := func(w string) {
+		t.Helper()
+		n, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: w})
+		if err != nil || n != 1 {
+			t.Fatalf("%s: total %d (%v), want 1", w, n, err)
+		}
+	}
+	for _, w := range []string{"alpha", "beta", "gamma", "alpha", "delta", "epsilon"} {
+		count(w)
+	}
+	kept := keptTotals(t, db)
+	kinds := []string{sqlstore.SearchKindMark("post", "publish")}
+	if len(kept) != 3 {
+		t.Fatalf("%d kept, want 3: %v", len(kept), kept)
+	}
+	for _, w := range []string{"alpha", "delta", "epsilon"} {
+		if _, ok := kept[totalKey([]string{w}, kinds)]; !ok {
+			t.Errorf("%s not kept: %v", w, kept)
+		}
+	}
+}
+
+// TestSearchTotalsUnderConcurrentWrites: searches counted while other
+// transactions create posts (announcements racing batches) end kept and
+// exact.
+func TestSearchTotalsUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	ctx := context.Background()
+	queries := []store.PostQuery{gardenSearch,
+		{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "garden roses"},
+		{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "ros"}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 40 {
+				content := "<p>Tulips</p>"
+				if i%2 == 0 {
+					content = "<p>Garden roses</p>"
+				}
+				p := &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Post %d-%d", w, i), Content: content}
+				if err := db.InsertPost(ctx, p); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for r := range 4 {
+		wg.Go(func() {
+			for i := range 30 {
+				if _, err := db.CountPosts(ctx, queries[(r+i)%len(queries)]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	insertPost(t, db, "Last", "<p>garden roses</p>") // a batch after every count
+	checkTotal(t, db, "garden", queries[0], 81)
+	checkTotal(t, db, "garden roses", queries[1], 81)
+	checkTotal(t, db, "ros", queries[2], 81)
+	if kept := keptTotals(t, db); len(kept) != 3 {
+		t.Errorf("%d searches kept, want 3: %v", len(kept), kept)
+	}
+}

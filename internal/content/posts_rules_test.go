@@ -20,6 +20,7 @@ type rules struct {
 	t     *testing.T
 	ctx   context.Context
 	site  *content.Site
+	db    storetest.Store
 	users map[string]*auth.User
 	now   time.Time
 }
@@ -41,7 +42,7 @@ func newRulesWith(t *testing.T, mod func(*config.Config)) *rules {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rules{t: t, ctx: context.Background(), site: site, users: map[string]*auth.User{},
+	r := &rules{t: t, ctx: context.Background(), site: site, db: db, users: map[string]*auth.User{},
 		now: time.Date(2026, 5, 4, 10, 20, 30, 0, time.UTC)}
 	site.SetClock(func() time.Time { return r.now })
 	for _, role := range []string{"administrator", "editor", "author", "contributor", "subscriber"} {
@@ -242,6 +243,43 @@ func TestManyPostsOfOneTitleTakeTheFirstFreeSuffix(t *testing.T) {
 		stored := r.get(p.ID)
 		if stored.Slug != want || stored.GUID != fmt.Sprintf("http://example.com/?p=%d", p.ID) || stored.GUID != p.GUID {
 			t.Fatalf("stored slug %q guid %q (returned %q), want %q and the id's GUID", stored.Slug, stored.GUID, p.GUID, want)
+		}
+	}
+}
+
+// TestSlugSuffixesPastFourDigits: the taken suffixes are read four
+// digits at a time; a title whose suffixes up to 9999 are all taken gets
+// the first free one of five digits, and one whose only long suffixes
+// are far away gets the first free short one.
+func TestSlugSuffixesPastFourDigits(t *testing.T) {
+	t.Parallel()
+	r := newRules(t)
+	var posts []*store.Post
+	add := func(slug string) {
+		posts = append(posts, &store.Post{Type: "post", Status: "publish", Title: slug, Slug: slug, Author: r.users["editor"].ID()})
+	}
+	add("deep")
+	for n := 2; n <= 9999; n++ {
+		add(fmt.Sprintf("deep-%d", n))
+	}
+	add("deep-10001")
+	add("wide")
+	for n := 2; n <= 16; n++ {
+		add(fmt.Sprintf("wide-%d", n))
+	}
+	add("wide-99999")
+	add("wide-123456789")
+	err := r.db.Tx(r.ctx, func(tx store.Store) error {
+		return tx.(store.PostBulkInserter).InsertPosts(r.ctx, posts)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ title, want string }{
+		{"Deep", "deep-10000"}, {"Deep", "deep-10002"}, {"Wide", "wide-17"}, {"Wide", "wide-18"},
+	} {
+		if p := r.create("editor", content.PostInput{Title: ptr(c.title), Status: ptr("publish")}); p.Slug != c.want {
+			t.Fatalf("%s: slug %q, want %q", c.title, p.Slug, c.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/store"
 )
@@ -533,13 +534,25 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 // the slug base-n, in one query: a range of the slug index (every slug
 // that begins with "base-" and a digit sorts at or after "base-0" and
 // before "base-:", ':' following '9' in byte order), the suffixes parsed
-// here.
-func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64) (map[int64]bool, error) {
+// here. With maxDigits, the index on (type, length(slug), slug, parent,
+// status) gives the slugs of each length at most that in a range of their
+// own, without reading a post: a base with many long suffixes (imported
+// posts numbered by their old ids) costs only its short ones.
+func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64, maxDigits int) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	a := &Args{}
 	c := o.db.newCond(a)
 	c.add(`slug >= ` + a.Add(base+"-0"))
 	c.add(`slug < ` + a.Add(base+"-:"))
+	if maxDigits > 0 {
+		// One range of the index on (type, length(slug), slug) per
+		// length (migration 0024).
+		lengths := make([]string, maxDigits)
+		for i := range lengths {
+			lengths[i] = a.Add(utf8.RuneCountInString(base) + 2 + i)
+		}
+		c.add(`length(slug) IN (` + strings.Join(lengths, `, `) + `)`)
+	}
 	c.add(`id <> ` + a.Add(exceptID))
 	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
 	if len(types) > 0 {

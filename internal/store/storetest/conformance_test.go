@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -351,7 +352,7 @@ func TestSlugSuffixesTaken(t *testing.T) {
 		{"pages", []string{"page"}, -1, 0, []int64{5}},
 	}
 	for _, tt := range tests {
-		got, err := db.SlugSuffixesTaken(ctx, "walk", tt.types, tt.parent, tt.except)
+		got, err := db.SlugSuffixesTaken(ctx, "walk", tt.types, tt.parent, tt.except, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,8 +365,24 @@ func TestSlugSuffixesTaken(t *testing.T) {
 			t.Errorf("%s: SlugSuffixesTaken = %v, want %v", tt.name, ns, tt.want)
 		}
 	}
-	if got, err := db.SlugSuffixesTaken(ctx, "nothing", nil, -1, 0); err != nil || len(got) != 0 {
+	if got, err := db.SlugSuffixesTaken(ctx, "nothing", nil, -1, 0, 0); err != nil || len(got) != 0 {
 		t.Fatalf("unused base: %v (%v)", got, err)
+	}
+	// At most some digits: longer suffixes are left out.
+	add("walk-123", "post", "publish", 0)
+	add("walk-98765", "post", "publish", 0)
+	for _, c := range []struct {
+		digits int
+		want   []int64
+	}{{1, []int64{2, 3, 6}}, {2, []int64{2, 3, 6, 11}}, {4, []int64{2, 3, 6, 11, 123}}, {0, []int64{2, 3, 6, 11, 123, 98765}}} {
+		got, err := db.SlugSuffixesTaken(ctx, "walk", []string{"post"}, -1, 0, c.digits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := slices.Sorted(maps.Keys(got))
+		if !slices.Equal(ns, c.want) {
+			t.Errorf("up to %d digits: SlugSuffixesTaken = %v, want %v", c.digits, ns, c.want)
+		}
 	}
 }
 

@@ -165,6 +165,10 @@ func TestListingPlans(t *testing.T) {
 		{"page of a term", list(store.PostQuery{Types: post, Visibility: anonSees, Terms: []store.TermFilter{{Taxonomy: "category", IDs: []int64{terms.common}}}, Limit: 10}),
 			[2]string{"USING INDEX posts_type_status_date", "Index Scan"}, true},
 		{"total, author", count(store.PostQuery{Types: post, Visibility: authorSees}), [2]string{"COVERING INDEX posts_author", "posts_author"}, false},
+		{"slug candidates", func(ctx context.Context) error {
+			_, err := db.SlugsTaken(ctx, []string{"post-1", "post-2", "post-3"}, post, -1, 0)
+			return err
+		}, [2]string{"COVERING INDEX posts_type_slug ", "posts_type_slug "}, true}, // PostgreSQL sorts the few found for DISTINCT
 		// Every post's slug begins with "post-": the short ones are
 		// ranges of their own.
 		{"slug suffixes of up to 2 digits", func(ctx context.Context) error {

@@ -44,6 +44,12 @@ import (
 // check of every new post.
 const maxSearchTotals = 256
 
+// keepTotalsFrom is the total from which a counted search is kept: a
+// smaller one costs little to count again, and a search for a word in
+// few posts (a new word each time) would push out the ones worth
+// keeping, and cost a batch each.
+const keepTotalsFrom = 5000
+
 // searchTotalsHistory is how many of the last batches' documents the
 // writer keeps to catch announcements up.
 const searchTotalsHistory = 16
@@ -98,8 +104,10 @@ type searchTotals struct {
 	used      map[string]time.Time
 	announced map[string]*announcedTotal
 	history   []historyBatch
-	// max is how many searches are kept (maxSearchTotals).
-	max int
+	// max is how many searches are kept (maxSearchTotals), from is
+	// keepTotalsFrom.
+	max  int
+	from int64
 
 	// open is what the open batch changes, applied once it commits.
 	open *totalsChange
@@ -118,7 +126,7 @@ type totalsChange struct {
 }
 
 func newSearchTotals() *searchTotals {
-	return &searchTotals{version: -1, max: maxSearchTotals, used: map[string]time.Time{}, announced: map[string]*announcedTotal{}}
+	return &searchTotals{version: -1, max: maxSearchTotals, from: keepTotalsFrom, used: map[string]time.Time{}, announced: map[string]*announcedTotal{}}
 }
 
 // totalKey is a search's key in search_totals.
@@ -180,9 +188,9 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 	if a == nil {
 		return n, err
 	}
-	if err != nil {
+	if err != nil || n < t.from {
 		t.drop(a)
-		return 0, err
+		return n, err
 	}
 	if !t.counted(a, n) {
 		return n, nil
@@ -455,12 +463,21 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 	if ch.reload != nil {
 		kept = ch.reload
 	}
+	var totals [][2]any // key, total
 	for _, f := range b.follow {
 		if k := kept[f.key]; f.announced == nil && f.delta != 0 {
 			ch.n[f.key] = k.n + f.delta
-			if _, err := b.q.Exec(ctx, `UPDATE search_totals SET n = ? WHERE key = ?`, k.n+f.delta, f.key); err != nil {
-				return err
-			}
+			totals = append(totals, [2]any{f.key, k.n + f.delta})
+		}
+	}
+	if len(totals) > 0 {
+		list, err := json.Marshal(totals)
+		if err != nil {
+			return err
+		}
+		if _, err := b.q.Exec(ctx, `UPDATE search_totals SET n = t.value ->> 1
+			FROM json_each(?) t WHERE search_totals.key = t.value ->> 0`, string(list)); err != nil {
+			return err
 		}
 	}
 	t.mu.Lock()
@@ -574,3 +591,11 @@ func (t *searchTotals) committed() {
 func (t *searchTotals) rolledBack() { t.open = nil }
 
 var _ sqlstore.SearchTotals = (*conns)(nil)
+
+// KeptSearchTotal implements sqlstore.SearchTotals.
+func (c *conns) KeptSearchTotal(ctx context.Context, words, kinds []string) (int64, bool, error) {
+	if !c.group.searchQueue.Load() {
+		return 0, false, nil
+	}
+	return c.keptTotal(ctx, totalKey(words, kinds))
+}

@@ -3,12 +3,22 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
+
+// newTotalsDB is newDB keeping every counted search.
+func newTotalsDB(t *testing.T) *DB {
+	t.Helper()
+	db := newDB(t)
+	db.c.group.totals.from = 0
+	return db
+}
 
 var gardenSearch = store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "garden"}
 
@@ -66,7 +76,7 @@ func checkTotal(t *testing.T, db *DB, stage string, q store.PostQuery, want int6
 // changes what the index matches.
 func TestSearchTotalsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := newTotalsDB(t)
 	ctx := context.Background()
 	for i := range 5 {
 		insertPost(t, db, fmt.Sprintf("Garden %d", i), "<p>Roses</p>")
@@ -140,7 +150,7 @@ func TestSearchTotalsFollowEveryWrite(t *testing.T) {
 // documents are replayed), and dropped when one changed a post.
 func TestSearchTotalsCatchUp(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := newTotalsDB(t)
 	ctx := context.Background()
 	for i := range 3 {
 		insertPost(t, db, fmt.Sprintf("Garden %d", i), "")
@@ -216,6 +226,7 @@ func TestSearchTotalsAcrossProcesses(t *testing.T) {
 	path := t.TempDir() + "/folio.db"
 	one := openAt(t, path)
 	two := openAt(t, path)
+	one.c.group.totals.from, two.c.group.totals.from = 0, 0
 	insertPost(t, one, "Garden", "")
 	checkTotal(t, one, "one counts", gardenSearch, 1)
 	insertPost(t, two, "Garden two", "")
@@ -232,7 +243,7 @@ func TestSearchTotalsAcrossProcesses(t *testing.T) {
 // searches make room.
 func TestSearchTotalsBounded(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := newTotalsDB(t)
 	db.c.group.totals.max = 3
 	for _, w := range []string{"alpha", "beta", "gamma", "delta", "epsilon"} {
 		insertPost(t, db, w, "")
@@ -265,7 +276,7 @@ func TestSearchTotalsBounded(t *testing.T) {
 // exact.
 func TestSearchTotalsUnderConcurrentWrites(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
+	db := newTotalsDB(t)
 	ctx := context.Background()
 	queries := []store.PostQuery{gardenSearch,
 		{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "garden roses"},
@@ -308,5 +319,76 @@ func TestSearchTotalsUnderConcurrentWrites(t *testing.T) {
 	checkTotal(t, db, "ros", queries[2], 81)
 	if kept := keptTotals(t, db); len(kept) != 3 {
 		t.Errorf("%d searches kept, want 3: %v", len(kept), kept)
+	}
+}
+
+// TestSearchPagesFromAKeptTotal: a search whose kept total is past the
+// matches at which pages come from windows of the collection lists those
+// pages without counting its matches first, and they are the pages.
+func TestSearchPagesFromAKeptTotal(t *testing.T) {
+	t.Parallel()
+	db := newTotalsDB(t)
+	ctx := context.Background()
+	for i := range 30 {
+		content := "<p>Tulips</p>"
+		if i%3 != 0 {
+			content = "<p>Garden roses</p>"
+		}
+		insertPost(t, db, fmt.Sprintf("Post %d", i), content)
+	}
+	all, err := db.ListPosts(ctx, gardenSearch)
+	if err != nil || len(all) != 20 {
+		t.Fatalf("%d posts listed (%v), want 20", len(all), err)
+	}
+	checkTotal(t, db, "kept", gardenSearch, 20)
+	db.SetSearchPlans(1, 3) // a total of 20 is past "many"
+	idsOf := func(ps []*store.Post) (out []int64) {
+		for _, p := range ps {
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	for off := 0; off < 22; off += 3 {
+		q := gardenSearch
+		q.Limit, q.Offset = 3, off
+		var page []*store.Post
+		plans, err := db.Plans(ctx, func(ctx context.Context) (err error) {
+			page, err = db.ListPosts(ctx, q)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all[min(off, len(all)):min(off+3, len(all))]
+		if !slices.Equal(idsOf(page), idsOf(want)) {
+			t.Fatalf("page at %d: %v, want %v", off, idsOf(page), idsOf(want))
+		}
+		for _, p := range plans {
+			if strings.Contains(p.SQL, "UNION ALL") {
+				t.Fatalf("page at %d chose its plan by counting the matches:\n%s", off, p.SQL)
+			}
+		}
+	}
+}
+
+// TestSearchTotalsKeepOnlyLargeTotals: a search of few matches is
+// counted each time, not kept (nor written).
+func TestSearchTotalsKeepOnlyLargeTotals(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	db.c.group.totals.from = 3
+	for i := range 4 {
+		insertPost(t, db, fmt.Sprintf("Garden %d", i), "<p>roses</p>")
+	}
+	insertPost(t, db, "Tulips", "<p>roses</p>")
+	batches := db.c.group.stats.Batches.Load()
+	checkTotal(t, db, "garden", gardenSearch, 4)
+	checkTotal(t, db, "tulips", store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "tulips"}, 1)
+	kept := keptTotals(t, db)
+	if len(kept) != 1 || kept[gardenKey()] != 4 {
+		t.Fatalf("kept %v, want garden's 4 alone", kept)
+	}
+	if got := db.c.group.stats.Batches.Load() - batches; got != 1 {
+		t.Errorf("%d batches for two counts, want 1 (keeping garden)", got)
 	}
 }

@@ -70,6 +70,23 @@ type SearchTotals interface {
 	// or counted by count on a read-only Conn of one snapshot and kept
 	// from then on. words and kinds are sorted and distinct.
 	SearchTotal(ctx context.Context, words, kinds []string, count func(ctx context.Context, c Conn) (int64, error)) (int64, error)
+	// KeptSearchTotal returns SearchTotal's total when it is kept, and
+	// false when it would have to be counted.
+	KeptSearchTotal(ctx context.Context, words, kinds []string) (int64, bool, error)
+}
+
+// keptSearchTotal returns the kept total of q's unprotected matches
+// (SearchTotals), false when there is none.
+func (o ops) keptSearchTotal(ctx context.Context, q *store.PostQuery, words []string) (int64, bool, error) {
+	st, keeps := o.db.c.(SearchTotals)
+	kinds, ok := searchKinds(q)
+	if !keeps || o.tx != nil || !ok || len(kinds) == 0 {
+		return 0, false, nil
+	}
+	words, kinds = slices.Clone(words), slices.Clone(kinds)
+	slices.Sort(words)
+	slices.Sort(kinds)
+	return st.KeptSearchTotal(ctx, slices.Compact(words), slices.Compact(kinds))
 }
 
 // countSearch counts a search's posts when the dialect can count them in
@@ -122,7 +139,7 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 	words, kinds = slices.Clone(words), slices.Clone(kinds)
 	slices.Sort(words)
 	slices.Sort(kinds)
-	kinds = slices.Compact(kinds)
+	words, kinds = slices.Compact(words), slices.Compact(kinds)
 	indexed, err := st.SearchTotal(ctx, words, kinds, func(ctx context.Context, c Conn) (int64, error) {
 		a := &Args{}
 		var n int64
@@ -190,6 +207,16 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 	plain := *q
 	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
 	k := int64(q.Offset+q.Limit) * windowStart
+	// A kept total past searchMany (a lower bound of the matches, which
+	// are of any type and status) chooses the window plan without
+	// counting the matches up to searchMany first.
+	kept, known, err := o.keptSearchTotal(ctx, q, words)
+	if err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	if known && kept > int64(o.db.searchMany) {
+		return o.listSearchWindows(ctx, sc, &plain, q, words, k, false)
+	}
 	a := &Args{}
 	few := o.db.d.SearchMatches(a, words, o.db.searchFew)
 	many := o.db.d.SearchMatches(a, words, o.db.searchMany)
@@ -223,24 +250,41 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 	if n <= int64(o.db.searchMany) {
 		return out, nil
 	}
-	total, err := o.countFromCounts(ctx, &plain)
+	return o.listSearchWindows(ctx, sc, &plain, q, words, k, true)
+}
+
+// listSearchWindows lists a search page from windows of the collection
+// (listSearchWindowed), the first of k posts, each next one windowGrowth
+// times larger, until the page is full or the window is the collection.
+// With tried, the window of k posts did not hold the page: the windows
+// start from the next one.
+func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *store.PostQuery, words []string, k int64, tried bool) ([]*store.Post, error) {
+	total, err := o.countFromCounts(ctx, plain)
 	if err != nil {
 		return nil, err
 	}
-	for k < total {
-		k = min(k*windowGrowth, total)
+	var out []*store.Post
+	if tried {
+		k *= windowGrowth
+	}
+	for {
+		k = min(k, total)
 		a := &Args{}
-		window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
-		query := windowCTE + `SELECT ` + o.cols() + ` FROM posts` + window.where() + order + o.db.limitClause(q.Limit, q.Offset, a)
+		window, windowCTE := o.searchWindow(sc, plain, q, words, a, k)
+		// The page's ids first: the window's posts are sorted without
+		// their text.
+		order := o.db.postOrder(q, a)
+		query := windowCTE + `SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (SELECT posts.id FROM posts` + window.where() + order +
+			o.db.limitClause(q.Limit, q.Offset, a) + `)` + order
 		out = out[:0]
 		if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 			return nil, o.db.fail("list posts", err)
 		}
-		if len(out) == q.Limit {
-			break
+		if len(out) == q.Limit || k >= total {
+			return out, nil
 		}
+		k *= windowGrowth
 	}
-	return out, nil
 }
 
 // searchWindow returns the WITH clause of the window of the first k posts

@@ -42,6 +42,14 @@ func keptTotals(t *testing.T, db *DB) map[string]int64 {
 	return out
 }
 
+// checkKept fails unless the kept total of gardenSearch is want.
+func checkKept(t *testing.T, db *DB, want int64) {
+	t.Helper()
+	if got, ok := keptTotals(t, db)[gardenKey()]; !ok || got != want {
+		t.Fatalf("kept total of garden %d (kept: %v), want %d", got, ok, want)
+	}
+}
+
 func gardenKey() string {
 	return totalKey([]string{"garden"}, []string{sqlstore.SearchKindMark("post", "publish")})
 }
@@ -83,9 +91,7 @@ func TestSearchTotalsFollowEveryWrite(t *testing.T) {
 	}
 	insertPost(t, db, "Kitchen", "<p>No plants</p>")
 	checkTotal(t, db, "first count", gardenSearch, 5)
-	if got := keptTotals(t, db)[gardenKey()]; got != 5 {
-		t.Fatalf("kept total %d, want 5 (kept: %v)", got, keptTotals(t, db))
-	}
+	checkKept(t, db, 5)
 	a := insertPost(t, db, "Notes", "<p>The gardens in spring</p>")
 	insertPost(t, db, "Other", "<p>Nothing here</p>")
 	checkTotal(t, db, "created", gardenSearch, 6)
@@ -110,9 +116,7 @@ func TestSearchTotalsFollowEveryWrite(t *testing.T) {
 	// The protected post is found by its title, not counted in the
 	// index: the total is the same.
 	checkTotal(t, db, "protected", gardenSearch, 6)
-	if got := keptTotals(t, db)[gardenKey()]; got != 5 {
-		t.Fatalf("kept total %d with a protected post, want 5", got)
-	}
+	checkKept(t, db, 5)
 	update(a, func(p *store.Post) { p.Password = ""; p.Type = "page" })
 	checkTotal(t, db, "now a page", gardenSearch, 5)
 	if err := db.DeletePost(ctx, 1); err != nil {
@@ -140,9 +144,7 @@ func TestSearchTotalsFollowEveryWrite(t *testing.T) {
 		return fmt.Errorf("roll back")
 	})
 	checkTotal(t, db, "rolled back", gardenSearch, 6)
-	if got := keptTotals(t, db)[gardenKey()]; got != 6 {
-		t.Fatalf("kept total %d, want 6", got)
-	}
+	checkKept(t, db, 6)
 }
 
 // TestSearchTotalsCatchUp: a count made on a snapshot older than the
@@ -185,9 +187,7 @@ func TestSearchTotalsCatchUp(t *testing.T) {
 		t.Fatal("announcement dropped before a batch")
 	}
 	poke()
-	if got := keptTotals(t, db)[gardenKey()]; got != 5 {
-		t.Fatalf("caught-up total %d, want 5", got)
-	}
+	checkKept(t, db, 5)
 	checkTotal(t, db, "caught up", gardenSearch, 5)
 
 	// A change in between: not replayable.
@@ -234,9 +234,7 @@ func TestSearchTotalsAcrossProcesses(t *testing.T) {
 	insertPost(t, one, "Garden three", "")
 	checkTotal(t, one, "one after two wrote", gardenSearch, 3)
 	checkTotal(t, two, "two after one wrote", gardenSearch, 3)
-	if got := keptTotals(t, one)[gardenKey()]; got != 3 {
-		t.Fatalf("kept total %d, want 3", got)
-	}
+	checkKept(t, one, 3)
 }
 
 // TestSearchTotalsBounded: past the bound, the least recently read

@@ -169,18 +169,7 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	var version int64
-	rs, err := tx.Query(ctx, `SELECT n FROM search_totals WHERE key = ''`)
-	if err != nil {
-		return 0, err
-	}
-	if rs.Next() {
-		err = rs.Scan(&version)
-	}
-	rs.Close()
-	if err == nil {
-		err = rs.Err()
-	}
-	if err != nil {
+	if err := scanOne(ctx, tx, `SELECT n FROM search_totals WHERE key = ''`, &version); err != nil {
 		return 0, err
 	}
 	a := t.announce(key, words, kinds, version)
@@ -406,7 +395,8 @@ func loadTotals(ctx context.Context, q sqlTx) (map[string]*keptTotal, error) {
 	return kept, rs.Err()
 }
 
-func scanOne(ctx context.Context, q sqlTx, query string, dest any, args ...any) error {
+// scanOne scans the first row of query, if any, into dest.
+func scanOne(ctx context.Context, q sqlstore.Conn, query string, dest any, args ...any) error {
 	rs, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return err
@@ -554,6 +544,11 @@ func (t *searchTotals) committed() {
 	if ch.reload != nil {
 		t.kept = ch.reload
 		t.history = nil
+		for key := range t.used {
+			if t.kept[key] == nil {
+				delete(t.used, key) // evicted by another process
+			}
+		}
 	}
 	for key, n := range ch.n {
 		t.kept[key].n = n

@@ -112,6 +112,17 @@ func TestDBCopyRoundTrip(t *testing.T) {
 		}
 		n.stop(t, syscall.SIGTERM)
 	}
+
+	// A post published on PostgreSQL after the copy is counted in its
+	// category; a copy back carries every count as it is there.
+	n := startServe(t, nil, "--database", pgURL)
+	if code, _, body := apiCall(t, "POST", n.url+"/api/svc/v2/posts", admin, pass, `{"title":"Counted","status":"publish"}`); code != 201 {
+		t.Fatalf("publish on postgres: %d %s", code, body)
+	}
+	n.stop(t, syscall.SIGTERM)
+	again := filepath.Join(t.TempDir(), "again")
+	mustRun(t, "db", "copy", "--from", pgURL, "--to", again)
+	compareSnapshots(t, "sqlite from a written postgres", snapshot(t, pgURL, pass), snapshot(t, filepath.Join(again, "folio.db"), pass))
 }
 
 func compareSnapshots(t *testing.T, name string, want, got map[string]string) {

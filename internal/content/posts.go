@@ -379,43 +379,40 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 	} else if pt.Hierarchical {
 		parent = p.Parent
 	}
-	// The candidates base, base-2, … base-16 are asked in one query;
-	// when all are taken, one more query lists the taken base-N of up to
-	// four digits (a range of the slug index) and the first N free is the
-	// slug: a title used a thousand times costs two queries, not a
-	// thousand probes.
-	// A base so long that a suffix cuts it is asked in batches growing
-	// eightfold, one query each.
+	// The taken base-N of up to four digits, and whether base itself is
+	// taken, come in one query (a range of the slug index), and the first
+	// free one is the slug: a title used a thousand times costs one query,
+	// not a thousand probes. When all of those are taken, those of up to 8
+	// digits, then all. A base so long that a suffix cuts it is asked in
+	// batches of candidates growing eightfold, one query each.
 	base := p.Slug
 	// Whoever could pick the same candidate waits until this transaction
 	// has committed the one it picks.
 	if err := store.LockKeys(ctx, tx, "post-slug:"+slugStem(base, 120)); err != nil {
 		return err
 	}
-	n := 1
-	for batch := 16; ; batch *= 8 {
-		if n > 16 && len(base) <= 180 {
-			// The first candidates are all taken: the taken base-N of
-			// up to 4 digits come in one query, and the first N free
-			// is the slug (the base is short enough that no suffix of
-			// up to 19 digits cuts it); when all of those are taken,
-			// those of up to 8 digits, then all.
-			for digits, limit := 4, int64(10000); ; digits, limit = digits*2, limit*10000 {
-				if digits > 8 {
-					digits, limit = 0, math.MaxInt64
-				}
-				taken, err := tx.SlugSuffixesTaken(ctx, base, types, parent, p.ID, digits)
-				if err != nil {
-					return err
-				}
-				for k := int64(2); k < limit; k++ {
-					if !taken[k] {
-						p.Slug = base + "-" + strconv.FormatInt(k, 10)
-						return nil
-					}
+	if len(base) <= 180 { // no suffix of up to 19 digits cuts it
+		for digits, limit := 4, int64(10000); ; digits, limit = digits*2, limit*10000 {
+			if digits > 8 {
+				digits, limit = 0, math.MaxInt64
+			}
+			taken, err := tx.SlugSuffixesTaken(ctx, base, types, parent, p.ID, digits)
+			if err != nil {
+				return err
+			}
+			if !taken[1] && !reservedSlugs[base] {
+				return nil // base itself
+			}
+			for k := int64(2); k < limit; k++ {
+				if !taken[k] {
+					p.Slug = base + "-" + strconv.FormatInt(k, 10)
+					return nil
 				}
 			}
 		}
+	}
+	n := 1
+	for batch := 16; ; batch *= 8 {
 		cands := make([]string, 0, batch)
 		for ; len(cands) < batch; n++ {
 			cand := base

@@ -177,10 +177,10 @@ type PostStore interface {
 	SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error)
 	// SlugSuffixesTaken returns the numbers n >= 2 of at most maxDigits
 	// digits (any when 0) for which the slug base-n (n in decimal, without
-	// leading zeros) is taken in the sense of SlugsTaken, in one query
-	// that walks the slugs beginning with base- in the slug index instead
-	// of asking for each candidate, and reads only the posts of the
-	// slugs short enough.
+	// leading zeros) is taken in the sense of SlugsTaken, and 1 when base
+	// itself is, in one query that walks the slugs beginning with base-
+	// in the slug index instead of asking for each candidate, and reads
+	// only the posts of the slugs short enough.
 	SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64, maxDigits int) (map[int64]bool, error)
 	// AuthorsWithPublished reports, for every author id asked, whether the
 	// author has at least one post with status publish of the given types

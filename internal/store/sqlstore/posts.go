@@ -541,6 +541,19 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64, maxDigits int) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	a := &Args{}
+	visible := func(c *cond) *cond {
+		c.add(`id <> ` + a.Add(exceptID))
+		c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
+		if len(types) > 0 {
+			inList(c, "type", types, false)
+		}
+		if parent >= 0 {
+			c.add(`parent = ` + a.Add(parent))
+		}
+		return c
+	}
+	self := o.db.newCond(a)
+	self.add(`slug = ` + a.Add(base))
 	c := o.db.newCond(a)
 	c.add(`slug >= ` + a.Add(base+"-0"))
 	c.add(`slug < ` + a.Add(base+"-:"))
@@ -553,24 +566,18 @@ func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string,
 		}
 		c.add(`length(slug) IN (` + strings.Join(lengths, `, `) + `)`)
 	}
-	c.add(`id <> ` + a.Add(exceptID))
-	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
-	if len(types) > 0 {
-		inList(c, "type", types, false)
-	}
-	if parent >= 0 {
-		c.add(`parent = ` + a.Add(parent))
-	}
 	err := o.reader().query(ctx, func(rows Rows) error {
 		var s string
 		if err := rows.Scan(&s); err != nil {
 			return err
 		}
-		if n, ok := slugSuffix(s, base); ok {
+		if s == base {
+			out[1] = true
+		} else if n, ok := slugSuffix(s, base); ok {
 			out[n] = true
 		}
 		return nil
-	}, `SELECT slug FROM posts`+c.where(), a.vals...)
+	}, `SELECT slug FROM posts`+visible(self).where()+` UNION ALL SELECT slug FROM posts`+visible(c).where(), a.vals...)
 	if err != nil {
 		return nil, o.db.fail("slugs taken", err)
 	}

@@ -326,7 +326,7 @@ func TestSlugSuffixesTaken(t *testing.T) {
 		}
 		return p.ID
 	}
-	add("walk", "post", "publish", 0)
+	add("walk", "post", "publish", 0) // the base itself: 1
 	add("walk-2", "post", "publish", 0)
 	self := add("walk-3", "post", "private", 0)
 	add("walk-4", "post", "draft", 0)    // drafts do not count
@@ -345,10 +345,10 @@ func TestSlugSuffixesTaken(t *testing.T) {
 		except int64
 		want   []int64
 	}{
-		{"posts", []string{"post"}, -1, 0, []int64{2, 3, 6, 11}},
-		{"posts except one", []string{"post"}, -1, self, []int64{2, 6, 11}},
-		{"posts under parent 0", []string{"post"}, 0, 0, []int64{2, 3, 11}},
-		{"any type", nil, -1, 0, []int64{2, 3, 5, 6, 11}},
+		{"posts", []string{"post"}, -1, 0, []int64{1, 2, 3, 6, 11}},
+		{"posts except one", []string{"post"}, -1, self, []int64{1, 2, 6, 11}},
+		{"posts under parent 0", []string{"post"}, 0, 0, []int64{1, 2, 3, 11}},
+		{"any type", nil, -1, 0, []int64{1, 2, 3, 5, 6, 11}},
 		{"pages", []string{"page"}, -1, 0, []int64{5}},
 	}
 	for _, tt := range tests {
@@ -374,7 +374,7 @@ func TestSlugSuffixesTaken(t *testing.T) {
 	for _, c := range []struct {
 		digits int
 		want   []int64
-	}{{1, []int64{2, 3, 6}}, {2, []int64{2, 3, 6, 11}}, {4, []int64{2, 3, 6, 11, 123}}, {0, []int64{2, 3, 6, 11, 123, 98765}}} {
+	}{{1, []int64{1, 2, 3, 6}}, {2, []int64{1, 2, 3, 6, 11}}, {4, []int64{1, 2, 3, 6, 11, 123}}, {0, []int64{1, 2, 3, 6, 11, 123, 98765}}} {
 		got, err := db.SlugSuffixesTaken(ctx, "walk", []string{"post"}, -1, 0, c.digits)
 		if err != nil {
 			t.Fatal(err)

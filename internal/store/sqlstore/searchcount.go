@@ -259,16 +259,25 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 // With tried, the window of k posts did not hold the page: the windows
 // start from the next one.
 func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *store.PostQuery, words []string, k int64, tried bool) ([]*store.Post, error) {
-	total, err := o.countFromCounts(ctx, plain)
-	if err != nil {
-		return nil, err
-	}
+	// The collection's size bounds the windows; it is read only when a
+	// window did not hold the page (a word in most posts fills the first).
+	total := int64(-1)
 	var out []*store.Post
-	if tried {
-		k *= windowGrowth
-	}
-	for {
-		k = min(k, total)
+	ran := false // out is the page of the window of k posts
+	for first := !tried; ; first = false {
+		if !first {
+			if total < 0 {
+				n, err := o.countFromCounts(ctx, plain)
+				if err != nil {
+					return nil, err
+				}
+				total = n
+			}
+			if ran && k >= total {
+				return out, nil
+			}
+			k = min(k*windowGrowth, total)
+		}
 		a := &Args{}
 		window, windowCTE := o.searchWindow(sc, plain, q, words, a, k)
 		// The page's ids first: the window's posts are sorted without
@@ -280,10 +289,10 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 		if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 			return nil, o.db.fail("list posts", err)
 		}
-		if len(out) == q.Limit || k >= total {
+		ran = true
+		if len(out) == q.Limit {
 			return out, nil
 		}
-		k *= windowGrowth
 	}
 }
 

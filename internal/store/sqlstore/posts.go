@@ -497,6 +497,20 @@ func (o ops) DeletePost(ctx context.Context, id int64) error {
 	})
 }
 
+// slugHolders adds the conditions of a post whose slug counts as taken:
+// not exceptID, not a draft, of one of types (any when empty), under
+// parent when parent >= 0.
+func slugHolders(c *cond, a *Args, types []string, parent, exceptID int64) {
+	c.add(`id <> ` + a.Add(exceptID))
+	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
+	if len(types) > 0 {
+		inList(c, "type", types, false)
+	}
+	if parent >= 0 {
+		c.add(`parent = ` + a.Add(parent))
+	}
+}
+
 // SlugsTaken returns which of slugs another visible post of one of types
 // (any type when empty) uses, under parent when parent >= 0, in one query.
 func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error) {
@@ -507,14 +521,7 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 	a := &Args{}
 	c := o.db.newCond(a)
 	inList(c, "slug", slugs, false)
-	c.add(`id <> ` + a.Add(exceptID))
-	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
-	if len(types) > 0 {
-		inList(c, "type", types, false)
-	}
-	if parent >= 0 {
-		c.add(`parent = ` + a.Add(parent))
-	}
+	slugHolders(c, a, types, parent, exceptID)
 	err := o.reader().query(ctx, func(rows Rows) error {
 		var s string
 		if err := rows.Scan(&s); err != nil {
@@ -541,19 +548,9 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64, maxDigits int) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	a := &Args{}
-	visible := func(c *cond) *cond {
-		c.add(`id <> ` + a.Add(exceptID))
-		c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
-		if len(types) > 0 {
-			inList(c, "type", types, false)
-		}
-		if parent >= 0 {
-			c.add(`parent = ` + a.Add(parent))
-		}
-		return c
-	}
 	self := o.db.newCond(a)
 	self.add(`slug = ` + a.Add(base))
+	slugHolders(self, a, types, parent, exceptID)
 	c := o.db.newCond(a)
 	c.add(`slug >= ` + a.Add(base+"-0"))
 	c.add(`slug < ` + a.Add(base+"-:"))
@@ -566,6 +563,7 @@ func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string,
 		}
 		c.add(`length(slug) IN (` + strings.Join(lengths, `, `) + `)`)
 	}
+	slugHolders(c, a, types, parent, exceptID)
 	err := o.reader().query(ctx, func(rows Rows) error {
 		var s string
 		if err := rows.Scan(&s); err != nil {
@@ -577,7 +575,7 @@ func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string,
 			out[n] = true
 		}
 		return nil
-	}, `SELECT slug FROM posts`+visible(self).where()+` UNION ALL SELECT slug FROM posts`+visible(c).where(), a.vals...)
+	}, `SELECT slug FROM posts`+self.where()+` UNION ALL SELECT slug FROM posts`+c.where(), a.vals...)
 	if err != nil {
 		return nil, o.db.fail("slugs taken", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -379,11 +378,9 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 	} else if pt.Hierarchical {
 		parent = p.Parent
 	}
-	// The taken base-N of up to four digits, and whether base itself is
-	// taken, come in one query (a range of the slug index), and the first
-	// free one is the slug: a title used a thousand times costs one query,
-	// not a thousand probes. When all of those are taken, those of up to 8
-	// digits, then all. A base so long that a suffix cuts it is asked in
+	// The store walks the taken base-N in the slug index up to the first
+	// free one: a title used a thousand times costs a query or two, not a
+	// thousand probes. A base so long that a suffix cuts it is asked in
 	// batches of candidates growing eightfold, one query each.
 	base := p.Slug
 	// Whoever could pick the same candidate waits until this transaction
@@ -392,24 +389,12 @@ func (s *Site) finishSlug(ctx context.Context, tx store.Store, pt *PostType, p *
 		return err
 	}
 	if len(base) <= 180 { // no suffix of up to 19 digits cuts it
-		for digits, limit := 4, int64(10000); ; digits, limit = digits*2, limit*10000 {
-			if digits > 8 {
-				digits, limit = 0, math.MaxInt64
-			}
-			taken, err := tx.SlugSuffixesTaken(ctx, base, types, parent, p.ID, digits)
-			if err != nil {
-				return err
-			}
-			if !taken[1] && !reservedSlugs[base] {
-				return nil // base itself
-			}
-			for k := int64(2); k < limit; k++ {
-				if !taken[k] {
-					p.Slug = base + "-" + strconv.FormatInt(k, 10)
-					return nil
-				}
-			}
+		slug, err := tx.FreeSlug(ctx, base, types, parent, p.ID, reservedSlugs[base])
+		if err != nil {
+			return err
 		}
+		p.Slug = slug
+		return nil
 	}
 	n := 1
 	for batch := 16; ; batch *= 8 {

@@ -175,13 +175,14 @@ type PostStore interface {
 	// parent >= 0) and with a status not in draft/pending/auto-draft, uses,
 	// in one query.
 	SlugsTaken(ctx context.Context, slugs []string, types []string, parent int64, exceptID int64) (map[string]bool, error)
-	// SlugSuffixesTaken returns the numbers n >= 2 of at most maxDigits
-	// digits (any when 0) for which the slug base-n (n in decimal, without
-	// leading zeros) is taken in the sense of SlugsTaken, and 1 when base
-	// itself is, in one query that walks the slugs beginning with base-
-	// in the slug index instead of asking for each candidate, and reads
-	// only the posts of the slugs short enough.
-	SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64, maxDigits int) (map[int64]bool, error)
+	// FreeSlug returns the slug a post of one of types (any when empty)
+	// under parent (when parent >= 0) gets for base: base itself when no
+	// other post (id != exceptID) takes it in the sense of SlugsTaken and it
+	// is not reserved, else base-n for the least n >= 2 (in decimal,
+	// without leading zeros) that none takes. It walks the taken suffixes
+	// in the slug index up to the first gap instead of asking for each
+	// candidate.
+	FreeSlug(ctx context.Context, base string, types []string, parent, exceptID int64, reserved bool) (string, error)
 	// AuthorsWithPublished reports, for every author id asked, whether the
 	// author has at least one post with status publish of the given types
 	// (any type when empty). It stops at the first such post per author, so

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/store"
@@ -458,6 +460,7 @@ func (o ops) takeReserved(ctx context.Context, id int64) bool {
 // comment writes change (keeping the counts of its terms right);
 // store.ErrNotFound when p.ID does not exist.
 func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
+	defer o.freeingSlugs(ctx)()
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		if _, err := o.db.lockRows(ctx, q, "posts", []int64{p.ID}, false); err != nil {
 			return false, err
@@ -482,6 +485,7 @@ func (o ops) UpdatePost(ctx context.Context, p *store.Post) error {
 // and its terms' counts are kept right); store.ErrNotFound when it does not
 // exist.
 func (o ops) DeletePost(ctx context.Context, id int64) error {
+	defer o.freeingSlugs(ctx)()
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		if _, err := o.db.lockRows(ctx, q, "posts", []int64{id}, false); err != nil {
 			return false, err
@@ -536,50 +540,202 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 	return out, nil
 }
 
-// SlugSuffixesTaken returns the n >= 2 for which another visible post of
-// one of types (any type when empty), under parent when parent >= 0, uses
-// the slug base-n, in one query: a range of the slug index (every slug
-// that begins with "base-" and a digit sorts at or after "base-0" and
-// before "base-:", ':' following '9' in byte order), the suffixes parsed
-// here. With maxDigits, the index on (type, length(slug), slug, parent,
-// status) gives the slugs of each length at most that in a range of their
-// own, without reading a post: a base with many long suffixes (imported
-// posts numbered by their old ids) costs only its short ones.
-func (o ops) SlugSuffixesTaken(ctx context.Context, base string, types []string, parent int64, exceptID int64, maxDigits int) (map[int64]bool, error) {
-	out := map[int64]bool{}
-	a := &Args{}
-	self := o.db.newCond(a)
-	self.add(`slug = ` + a.Add(base))
-	slugHolders(self, a, types, parent, exceptID)
-	c := o.db.newCond(a)
-	c.add(`slug >= ` + a.Add(base+"-0"))
-	c.add(`slug < ` + a.Add(base+"-:"))
-	if maxDigits > 0 {
-		// One range of the index on (type, length(slug), slug) per
-		// length (migration 0024).
-		lengths := make([]string, maxDigits)
-		for i := range lengths {
-			lengths[i] = a.Add(utf8.RuneCountInString(base) + 2 + i)
-		}
-		c.add(`length(slug) IN (` + strings.Join(lengths, `, `) + `)`)
+// slugSuffixRows is how many taken suffixes FreeSlug reads per query.
+const slugSuffixRows = 64
+
+// FreeSlug returns base when no other visible post of one of types (any
+// type when empty), under parent when parent >= 0, uses it and it is not
+// reserved, else base-n for the least n >= 2 that none uses. The taken
+// suffixes are read in order from the index on (type, length(slug), slug,
+// parent, status), which holds the suffixes of one length in numeric
+// order: one range per length, slugSuffixRows at a time, up to the first
+// gap. The first query also asks for base itself.
+//
+// A title used thousands of times has thousands of suffixes below its
+// first gap. For a new post (exceptID 0) in a write transaction, the
+// store therefore remembers, once the transaction has committed, the
+// suffix it found free (slugHints): every suffix below it was taken then,
+// and the next new post with that base reads from there. Only an update
+// or delete of a post can free a suffix, and each one forgets what is
+// remembered (in this process: a post deleted by another process leaves
+// its suffix unused until this one writes a post or restarts; the slugs
+// stay unique either way).
+func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, exceptID int64, reserved bool) (string, error) {
+	remember := exceptID == 0 && o.tx != nil && o.tx.write
+	key := slugHintKey(base, types, parent)
+	epoch := o.db.slugHints.epoch.Load()
+	next := int64(2)
+	if remember {
+		next = max(next, o.db.slugHints.get(key))
 	}
+	digits := len(strconv.FormatInt(next, 10))
+	r := slugRange{base: base, length: utf8.RuneCountInString(base) + 1 + digits, from: base + "-" + strconv.FormatInt(next, 10), self: true}
+	for {
+		selfTaken, taken, rows, last, err := o.slugSuffixes(ctx, r, types, parent, exceptID)
+		if err != nil {
+			return "", err
+		}
+		if r.self && !selfTaken && !reserved {
+			return base, nil
+		}
+		r.self = false
+		gap := false
+		for _, n := range taken {
+			if n > next {
+				gap = true
+				break
+			}
+			if n == next {
+				next++
+			}
+		}
+		if gap {
+			break
+		}
+		if rows == slugSuffixRows { // more of this length: after the last one read
+			r.from, r.after = last, true
+			continue
+		}
+		if digits >= 18 || next < pow10(digits) {
+			break // the least free one of this length, or a suffix too long to count
+		}
+		digits++ // every suffix of this length is taken: the next length
+		r.length++
+		r.from, r.after = base+"-"+strconv.FormatInt(next, 10), false
+	}
+	if remember {
+		n := next
+		o.tx.after = append(o.tx.after, func() { o.db.slugHints.set(key, n, epoch) })
+	}
+	return base + "-" + strconv.FormatInt(next, 10), nil
+}
+
+// pow10 returns 10 to the power n (n < 19).
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// slugRange is a range of the slugs of base-N of one length.
+type slugRange struct {
+	base   string
+	length int    // in characters
+	from   string // the first slug, or the last one read when after
+	after  bool
+	self   bool // also ask whether base itself is taken
+}
+
+// slugSuffixes returns, in increasing order, the n for which another
+// visible post of one of types (under parent when parent >= 0) uses base-n
+// with base-n in r, reading at most slugSuffixRows slugs (rows: how many,
+// last: the last one; not every slug in the range is a suffix), and with
+// r.self whether one uses base itself. One query: a range of the index on
+// (type, length(slug), slug, parent, status) (migration 0024).
+func (o ops) slugSuffixes(ctx context.Context, r slugRange, types []string, parent, exceptID int64) (selfTaken bool, taken []int64, rows int, last string, err error) {
+	a := &Args{}
+	c := o.db.newCond(a)
+	c.add(`length(slug) = ` + a.Add(r.length))
+	if r.after {
+		c.add(`slug > ` + a.Add(r.from))
+	} else {
+		c.add(`slug >= ` + a.Add(r.from))
+	}
+	c.add(`slug < ` + a.Add(r.base+"-:"))
 	slugHolders(c, a, types, parent, exceptID)
-	err := o.reader().query(ctx, func(rows Rows) error {
+	query := `SELECT slug FROM posts` + c.where() + ` ORDER BY slug LIMIT ` + strconv.Itoa(slugSuffixRows)
+	if r.self {
+		sc := o.db.newCond(a)
+		sc.add(`slug = ` + a.Add(r.base))
+		slugHolders(sc, a, types, parent, exceptID)
+		query = `SELECT slug FROM posts` + sc.where() + ` UNION ALL SELECT slug FROM (` + query + `) AS suffixes`
+	}
+	err = o.reader().query(ctx, func(rs Rows) error {
 		var s string
-		if err := rows.Scan(&s); err != nil {
+		if err := rs.Scan(&s); err != nil {
 			return err
 		}
-		if s == base {
-			out[1] = true
-		} else if n, ok := slugSuffix(s, base); ok {
-			out[n] = true
+		if s == r.base {
+			selfTaken = true
+			return nil
+		}
+		rows++
+		last = s
+		if n, ok := slugSuffix(s, r.base); ok {
+			taken = append(taken, n)
 		}
 		return nil
-	}, `SELECT slug FROM posts`+self.where()+` UNION ALL SELECT slug FROM posts`+c.where(), a.vals...)
+	}, query, a.vals...)
 	if err != nil {
-		return nil, o.db.fail("slugs taken", err)
+		return false, nil, 0, "", o.db.fail("slugs taken", err)
 	}
-	return out, nil
+	return selfTaken, taken, rows, last, nil
+}
+
+// slugHintKey is the key of base's hint for posts of types under parent.
+func slugHintKey(base string, types []string, parent int64) string {
+	return base + "\x00" + strings.Join(types, ",") + "\x00" + strconv.FormatInt(parent, 10)
+}
+
+// maxSlugHints bounds how many bases slugHints remembers.
+const maxSlugHints = 4096
+
+// slugHints remembers, per base, a suffix below which every suffix was
+// taken (FreeSlug). epoch moves with every write that can free a slug (an
+// update or delete of a post, as it runs and again as its transaction
+// ends): a hint counts only when no such write came between the reading
+// that found it and now.
+type slugHints struct {
+	epoch atomic.Int64
+	mu    sync.Mutex
+	m     map[string]int64
+	at    int64 // the epoch m holds hints of
+}
+
+// get returns the hint of key, 0 when there is none.
+func (h *slugHints) get(key string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e := h.epoch.Load(); h.at != e {
+		clear(h.m)
+		h.at = e
+	}
+	return h.m[key]
+}
+
+// set remembers n for key, found by a reading at epoch.
+func (h *slugHints) set(key string, n, epoch int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e := h.epoch.Load(); e != epoch {
+		return // a post was updated or deleted since: n may be too high
+	}
+	if h.m == nil || h.at != epoch || len(h.m) >= maxSlugHints {
+		h.m = map[string]int64{}
+		h.at = epoch
+	}
+	h.m[key] = max(h.m[key], n)
+}
+
+// freeingSlugs notes a write that can free a slug (an update or delete of
+// a post): the hints end now and again as it ends, or, inside a
+// transaction, as the transaction commits or rolls back (DB.Tx). Call the
+// function it returns when the write returns.
+func (o ops) freeingSlugs(ctx context.Context) func() {
+	o.db.slugHints.epoch.Add(1)
+	t := o.tx
+	if t == nil {
+		if j := o.db.joined(ctx); j != nil {
+			t = j.tx
+		}
+	}
+	if t != nil {
+		t.freesSlugs = true
+		return func() {}
+	}
+	return func() { o.db.slugHints.epoch.Add(1) }
 }
 
 // slugSuffix returns n when slug is base-n, n >= 2 in decimal without

@@ -90,6 +90,8 @@ type DB struct {
 	// substring searches of users, terms and comments (shortSearchRows,
 	// seekShare; SetSubstringPlans).
 	substringWindow, substringShare int
+	// slugHints are where FreeSlug starts reading a base's suffixes.
+	slugHints slugHints
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -155,6 +157,9 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 	committed := false
 	defer func() {
 		t.tx.done.Store(true)
+		if t.tx.freesSlugs {
+			db.slugHints.epoch.Add(1)
+		}
 		if !committed {
 			if rerr := tx.Rollback(context.WithoutCancel(ctx)); rerr != nil && err != nil {
 				err = errors.Join(err, db.fail("rollback", rerr))
@@ -220,6 +225,8 @@ type txState struct {
 	// reserved holds the post ids ReservePostID handed out in the
 	// transaction that no InsertPost used yet.
 	reserved []int64
+	// freesSlugs is set by a write that can free a slug (freeingSlugs).
+	freesSlugs bool
 }
 
 // txStore is the store bound to one transaction.

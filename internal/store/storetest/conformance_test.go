@@ -9,9 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -314,7 +312,7 @@ func TestSlugTaken(t *testing.T) {
 	}
 }
 
-func TestSlugSuffixesTaken(t *testing.T) {
+func TestFreeSlug(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)
 	ctx := context.Background()
@@ -326,63 +324,135 @@ func TestSlugSuffixesTaken(t *testing.T) {
 		}
 		return p.ID
 	}
-	add("walk", "post", "publish", 0) // the base itself: 1
+	var queries int64 // the statements of the last free
+	free := func(base string, types []string, parent, except int64, reserved bool) string {
+		t.Helper()
+		var got string
+		err := db.Tx(ctx, func(tx store.Store) error {
+			before := db.Statements()
+			var err error
+			got, err = tx.FreeSlug(ctx, base, types, parent, except, reserved)
+			queries = db.Statements() - before
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	post := []string{"post"}
+	if got := free("walk", post, -1, 0, false); got != "walk" {
+		t.Fatalf("unused base: %q", got)
+	}
+	if got := free("feed", post, -1, 0, true); got != "feed-2" {
+		t.Fatalf("reserved base: %q, want feed-2", got)
+	}
+	add("walk", "post", "publish", 0)
 	add("walk-2", "post", "publish", 0)
 	self := add("walk-3", "post", "private", 0)
 	add("walk-4", "post", "draft", 0)    // drafts do not count
 	add("walk-5", "page", "publish", 0)  // another type
 	add("walk-6", "post", "publish", 7)  // another parent
 	add("walk-07", "post", "publish", 0) // a leading zero: not a suffix
-	add("walk-8x", "post", "publish", 0) // not a number
+	add("walk-5x", "post", "publish", 0) // not a number
 	add("walk-in-9", "post", "publish", 0)
 	add("walks-10", "post", "publish", 0) // another base
-	add("walk-11", "post", "publish", 0)
-	add("walk-1", "post", "publish", 0) // 1 is no candidate
+	add("walk-1", "post", "publish", 0)   // 1 is no candidate
 	tests := []struct {
 		name   string
 		types  []string
 		parent int64
 		except int64
-		want   []int64
+		// reserved: a suffix even when no other post holds base
+		reserved bool
+		want     string
 	}{
-		{"posts", []string{"post"}, -1, 0, []int64{1, 2, 3, 6, 11}},
-		{"posts except one", []string{"post"}, -1, self, []int64{1, 2, 6, 11}},
-		{"posts under parent 0", []string{"post"}, 0, 0, []int64{1, 2, 3, 11}},
-		{"any type", nil, -1, 0, []int64{1, 2, 3, 5, 6, 11}},
-		{"pages", []string{"page"}, -1, 0, []int64{5}},
+		{"posts", post, -1, 0, false, "walk-4"},
+		{"posts except one", post, -1, self, false, "walk-3"},
+		{"pages", []string{"page"}, -1, 0, false, "walk"},
+		{"pages, reserved", []string{"page"}, -1, 0, true, "walk-2"},
+		{"pages and posts", []string{"page", "post"}, -1, 0, false, "walk-4"},
+		{"any type", nil, -1, 0, false, "walk-4"},
+		{"under parent 7", post, 7, 0, false, "walk"},
+		{"under parent 7, reserved", post, 7, 0, true, "walk-2"},
+		{"under parent 0", post, 0, 0, false, "walk-4"},
 	}
 	for _, tt := range tests {
-		got, err := db.SlugSuffixesTaken(ctx, "walk", tt.types, tt.parent, tt.except, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ns []int64
-		for n := range got {
-			ns = append(ns, n)
-		}
-		slices.Sort(ns)
-		if !slices.Equal(ns, tt.want) {
-			t.Errorf("%s: SlugSuffixesTaken = %v, want %v", tt.name, ns, tt.want)
+		if got := free("walk", tt.types, tt.parent, tt.except, tt.reserved); got != tt.want {
+			t.Errorf("%s: FreeSlug = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if got, err := db.SlugSuffixesTaken(ctx, "nothing", nil, -1, 0, 0); err != nil || len(got) != 0 {
-		t.Fatalf("unused base: %v (%v)", got, err)
+	// The least free suffix past every length that is full (2 to 9, then
+	// 10 to 99 and 100 to 199), past more than one read's worth of a
+	// length, and past slugs of the same length that are no suffix.
+	for n := 2; n < 200; n++ {
+		add(fmt.Sprintf("run-%d", n), "post", "publish", 0)
 	}
-	// At most some digits: longer suffixes are left out.
-	add("walk-123", "post", "publish", 0)
-	add("walk-98765", "post", "publish", 0)
-	for _, c := range []struct {
-		digits int
-		want   []int64
-	}{{1, []int64{1, 2, 3, 6}}, {2, []int64{1, 2, 3, 6, 11}}, {4, []int64{1, 2, 3, 6, 11, 123}}, {0, []int64{1, 2, 3, 6, 11, 123, 98765}}} {
-		got, err := db.SlugSuffixesTaken(ctx, "walk", []string{"post"}, -1, 0, c.digits)
+	add("run-1x2", "post", "publish", 0)
+	add("run-12x", "post", "publish", 0)
+	add("run-250", "post", "publish", 0)
+	if got := free("run", post, -1, 0, false); got != "run" {
+		t.Fatalf("run: %q", got)
+	}
+	add("run", "post", "publish", 0)
+	if got := free("run", post, -1, 0, false); got != "run-200" || queries < 4 {
+		t.Fatalf("run: %q in %d queries, want run-200 in 4 or more", got, queries)
+	}
+	// A new post takes it; the next one reads on from there (one query),
+	// and an update or delete of a post makes it read from the start
+	// again.
+	add("run-200", "post", "publish", 0)
+	if got := free("run", post, -1, 0, false); got != "run-201" || queries != 1 {
+		t.Fatalf("run after run-200: %q in %d queries, want run-201 in 1", got, queries)
+	}
+	gone := add("run-201", "post", "publish", 0)
+	var five int64
+	err := db.Tx(ctx, func(tx store.Store) error {
+		ps, err := tx.ListPosts(ctx, store.PostQuery{Slugs: []string{"run-5"}, Limit: 1})
+		if err != nil || len(ps) != 1 {
+			return fmt.Errorf("run-5: %v (%d posts)", err, len(ps))
+		}
+		five = ps[0].ID
+		return tx.DeletePost(ctx, five)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := free("run", post, -1, 0, false); got != "run-5" {
+		t.Fatalf("after run-5 was deleted: %q, want run-5", got)
+	}
+	add("run-5", "post", "publish", 0)
+	if got := free("run", post, -1, 0, false); got != "run-202" {
+		t.Fatalf("run after run-5: %q, want run-202", got)
+	}
+	p, err := db.GetPost(ctx, gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status = "draft" // no longer holds its slug
+	if err := db.UpdatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := free("run", post, -1, 0, false); got != "run-201" {
+		t.Fatalf("after run-201 became a draft: %q, want run-201", got)
+	}
+	// A transaction that rolls back remembers nothing.
+	add("run-201", "post", "publish", 0)
+	if got := free("run", post, -1, 0, false); got != "run-202" {
+		t.Fatalf("run: %q, want run-202", got)
+	}
+	_ = db.Tx(ctx, func(tx store.Store) error {
+		p, err := tx.GetPost(ctx, gone)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		ns := slices.Sorted(maps.Keys(got))
-		if !slices.Equal(ns, c.want) {
-			t.Errorf("up to %d digits: SlugSuffixesTaken = %v, want %v", c.digits, ns, c.want)
+		if err := tx.DeletePost(ctx, p.ID); err != nil {
+			return err
 		}
+		return errors.New("roll back")
+	})
+	if got := free("run", post, -1, 0, false); got != "run-202" {
+		t.Fatalf("after a rolled-back delete: %q, want run-202", got)
 	}
 }
 

@@ -241,15 +241,19 @@ type GroupCommitStats struct {
 	// how many write transactions they held (Members/Batches is the mean
 	// batch size); Shared how many batches held more than one.
 	Batches, Members, Shared int64
-	// Checkpoints are the WAL checkpoints the writer ran.
+	// Checkpoints are the WAL checkpoints run: the writer's truncations
+	// and the checkpointer's passive ones.
 	Checkpoints []CheckpointCount
+	// Syncs is how many syncs of the WAL made committed batches durable.
+	Syncs int64
 	// WALBytes is the WAL file's size now; negative when unknown.
 	WALBytes int64
 }
 
-// CheckpointCount counts the checkpoints of one mode ("truncate") with one
-// result: "done" (the WAL was checkpointed and truncated) or "busy"
-// (readers on older WAL frames kept it from completing).
+// CheckpointCount counts the checkpoints of one mode ("truncate" or
+// "passive") with one result: "done" (the WAL was checkpointed, and
+// truncated by a truncation) or "busy" (readers on older WAL frames kept a
+// truncation from completing; the file was locked for a passive one).
 type CheckpointCount struct {
 	Mode, Result string
 	N            int64
@@ -263,7 +267,9 @@ var (
 	groupShared = prometheus.NewDesc(Namespace+"_sqlite_group_shared_batches_total",
 		"Committed batches that held more than one write transaction.", nil, nil)
 	groupCheckpoints = prometheus.NewDesc(Namespace+"_sqlite_wal_checkpoints_total",
-		"WAL checkpoints the SQLite writer ran, by mode and result (done, or busy: readers kept it from completing).", []string{"mode", "result"}, nil)
+		"WAL checkpoints run, by mode (truncate: the writer's past the WAL limit; passive: the checkpointer's) and result (done, or busy).", []string{"mode", "result"}, nil)
+	walSyncs = prometheus.NewDesc(Namespace+"_sqlite_wal_syncs_total",
+		"Syncs of the SQLite write-ahead log that made committed batches durable (one covers every batch committed before it began).", nil, nil)
 	walBytes = prometheus.NewDesc(Namespace+"_sqlite_wal_bytes",
 		"Size of the SQLite write-ahead log file.", nil, nil)
 )
@@ -280,7 +286,7 @@ type groupCollector struct {
 }
 
 func (c *groupCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{groupBatches, groupMembers, groupShared, groupCheckpoints, walBytes} {
+	for _, d := range []*prometheus.Desc{groupBatches, groupMembers, groupShared, groupCheckpoints, walSyncs, walBytes} {
 		ch <- d
 	}
 }
@@ -290,6 +296,7 @@ func (c *groupCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(groupBatches, prometheus.CounterValue, float64(s.Batches))
 	ch <- prometheus.MustNewConstMetric(groupMembers, prometheus.CounterValue, float64(s.Members))
 	ch <- prometheus.MustNewConstMetric(groupShared, prometheus.CounterValue, float64(s.Shared))
+	ch <- prometheus.MustNewConstMetric(walSyncs, prometheus.CounterValue, float64(s.Syncs))
 	for _, cp := range s.Checkpoints {
 		ch <- prometheus.MustNewConstMetric(groupCheckpoints, prometheus.CounterValue, float64(cp.N), cp.Mode, cp.Result)
 	}

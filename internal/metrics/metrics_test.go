@@ -121,8 +121,10 @@ func TestGroupCommitCollectorReportsBatchesCheckpointsAndWAL(t *testing.T) {
 			err := m.Register(GroupCommitCollector(func() GroupCommitStats {
 				return GroupCommitStats{
 					Batches: 10, Members: 37, Shared: 4,
-					Checkpoints: []CheckpointCount{{Mode: "truncate", Result: "done", N: 2}, {Mode: "truncate", Result: "busy", N: 1}},
-					WALBytes:    tt.wal,
+					Checkpoints: []CheckpointCount{{Mode: "truncate", Result: "done", N: 2}, {Mode: "truncate", Result: "busy", N: 1},
+						{Mode: "passive", Result: "done", N: 9}},
+					Syncs:    8,
+					WALBytes: tt.wal,
 				}
 			}))
 			if err != nil {
@@ -135,6 +137,8 @@ func TestGroupCommitCollectorReportsBatchesCheckpointsAndWAL(t *testing.T) {
 				`folio_sqlite_group_shared_batches_total 4`,
 				`folio_sqlite_wal_checkpoints_total{mode="truncate",result="done"} 2`,
 				`folio_sqlite_wal_checkpoints_total{mode="truncate",result="busy"} 1`,
+				`folio_sqlite_wal_checkpoints_total{mode="passive",result="done"} 9`,
+				`folio_sqlite_wal_syncs_total 8`,
 			}, tt.want...) {
 				if !strings.Contains(text, want) {
 					t.Errorf("metrics lack %s", want)

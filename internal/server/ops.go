@@ -393,7 +393,10 @@ func groupCommitStats(db *sqlite.DB) metrics.GroupCommitStats {
 		Checkpoints: []metrics.CheckpointCount{
 			{Mode: "truncate", Result: "done", N: g.Checkpoints.Load()},
 			{Mode: "truncate", Result: "busy", N: g.CheckpointsBusy.Load()},
+			{Mode: "passive", Result: "done", N: g.Passive.Load()},
+			{Mode: "passive", Result: "busy", N: g.PassiveBusy.Load()},
 		},
+		Syncs:    g.Syncs.Load(),
 		WALBytes: -1,
 	}
 	if fi, err := os.Stat(db.Path() + "-wal"); err == nil {

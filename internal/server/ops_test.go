@@ -664,6 +664,7 @@ func TestMetricsCountSQLiteGroupCommitBatchesAndCheckpoints(t *testing.T) {
 		`folio_sqlite_wal_checkpoints_total{mode="truncate",result="done"}`,
 		`folio_sqlite_wal_checkpoints_total{mode="truncate",result="busy"}`,
 		"folio_sqlite_wal_bytes",
+		"folio_sqlite_wal_syncs_total",
 	}
 	before := o.scrape()
 	if storetest.Backend() == "postgres" {
@@ -716,5 +717,9 @@ func TestMetricsCountSQLiteGroupCommitBatchesAndCheckpoints(t *testing.T) {
 	}
 	if now[series[5]] <= 0 {
 		t.Errorf("WAL bytes = %v after writes, want its size", now[series[5]])
+	}
+	// Each create was acknowledged after a sync of the WAL of its own.
+	if d := now[series[6]] - was[series[6]]; d < creates {
+		t.Errorf("WAL syncs grew by %v over %d creates, want at least %d", d, creates, creates)
 	}
 }

@@ -3,7 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -31,6 +34,23 @@ import (
 // commits it. A member handing over keeps a timer: when the batch is still
 // open after groupMaxAge (the next member runs long, or gave up waiting),
 // it waits for the turn and commits the batch itself.
+//
+// A batch's COMMIT does not wait for the disk while it holds the turn. The
+// writer connection runs a batch at synchronous=NORMAL, where a COMMIT
+// writes the batch to the WAL file without syncing it, and the WAL is then
+// synced (fdatasync) outside the turn: the next batch runs its statements
+// while the last one's sync is under way, and one sync covers every batch
+// committed before it began. Every member's Commit returns only once a
+// sync that began after its batch committed has completed, so an
+// acknowledged write is on disk exactly as with synchronous=FULL (which
+// is that same sync, inside COMMIT). Other connections may read a batch
+// between its COMMIT and its sync; a power loss in that window takes
+// the batch with it, and no request that wrote it has been answered. A
+// failed sync fails its batches and every later write (syncErr): after a
+// failed fsync the kernel may have dropped the pages it could not write,
+// and a later sync that succeeds says nothing about them. Outside a batch
+// the writer connection is at synchronous=FULL, for everything that uses
+// it directly (migrations, statistics, the search index's compaction).
 //
 // A member's statements run without its context's cancellation: SQLite
 // answers an interrupted write inside a transaction by rolling back the
@@ -82,6 +102,20 @@ type group struct {
 	terms searchTerms
 	// totals keeps search_totals (searchtotals.go).
 	totals *searchTotals
+
+	// checkpoints copies the WAL into the database file outside the
+	// turn (checkpoint.go).
+	checkpoints *checkpointer
+
+	// syncWAL makes everything written to the WAL file so far durable
+	// (walSync; tests replace it). syncMu is held while it runs.
+	syncWAL func() error
+	syncMu  sync.Mutex
+	// unsynced are the batches committed since the last sync began;
+	// syncErr is the first failed sync's error. Both under queueMu.
+	queueMu  sync.Mutex
+	unsynced []*batch
+	syncErr  error
 }
 
 // GroupStats counts the writer's batches.
@@ -93,10 +127,17 @@ type GroupStats struct {
 	// CheckpointsBusy the ones readers kept from completing (the WAL was
 	// not truncated).
 	Checkpoints, CheckpointsBusy atomic.Int64
+	// Passive counts the checkpointer's checkpoints (checkpoint.go);
+	// PassiveBusy the ones that found the file busy.
+	Passive, PassiveBusy atomic.Int64
+	// Syncs counts the syncs of the WAL that made committed batches
+	// durable (one covers every batch committed before it began).
+	Syncs atomic.Int64
 }
 
 // batch is one SQLite transaction holding several write transactions.
 type batch struct {
+	conn    *sql.Conn // the writer connection, held from BEGIN to COMMIT
 	tx      *sql.Tx
 	start   time.Time
 	members int // committed members
@@ -105,9 +146,103 @@ type batch struct {
 	err     error // set before done is closed
 }
 
+// durable returns b's error once b is durable or failed.
+func (b *batch) durable() error {
+	<-b.done
+	return b.err
+}
+
 func newGroup(db *sql.DB, w *writeStmts, path string) *group {
-	return &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge,
+	g := &group{db: db, w: w, wal: path + "-wal", maxMembers: groupMaxMembers, maxAge: groupMaxAge,
 		walLimit: walCheckpointBytes, checkEvery: walCheckEvery, turn: make(chan struct{}, 1), totals: newSearchTotals()}
+	g.syncWAL = g.walSync
+	return g
+}
+
+// walSync syncs the WAL file. A WAL that is gone was removed by the last
+// connection to close, after it checkpointed the WAL into the database
+// file and synced that.
+func (g *group) walSync() error {
+	f, err := os.Open(g.wal)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return datasync(f)
+}
+
+// open begins a batch on the writer connection, at synchronous=NORMAL and
+// without SQLite's automatic checkpoints (the checkpointer's instead).
+func (g *group) open() (*batch, error) {
+	g.queueMu.Lock()
+	err := g.syncErr
+	g.queueMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	// The batch outlives the context of the member that began it.
+	ctx := context.Background()
+	conn, err := g.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0`); err != nil {
+		g.closeConn(conn)
+		return nil, err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		g.closeConn(conn)
+		return nil, err
+	}
+	return &batch{conn: conn, tx: tx, start: time.Now(), done: make(chan struct{})}, nil
+}
+
+// closeConn gives the writer connection back to its pool at
+// synchronous=FULL and with SQLite's automatic checkpoints; a connection
+// that cannot be set back is discarded (the pool opens a new one, at
+// FULL).
+func (g *group) closeConn(conn *sql.Conn) {
+	if _, err := conn.ExecContext(context.Background(), `PRAGMA synchronous=FULL; PRAGMA wal_autocheckpoint=1000`); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	_ = conn.Close()
+}
+
+// sync makes b durable: it syncs the WAL for every batch committed so far,
+// unless a sync that began after b committed already has. Batches wait
+// for it in b.done.
+func (g *group) sync(b *batch) {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+	select {
+	case <-b.done:
+		return // an earlier sync covered b
+	default:
+	}
+	g.queueMu.Lock()
+	batches, err := g.unsynced, g.syncErr
+	g.unsynced = nil
+	g.queueMu.Unlock()
+	if err == nil {
+		if err = g.syncWAL(); err != nil {
+			err = fmt.Errorf("sync the WAL: %w", err)
+			g.queueMu.Lock()
+			g.syncErr = err
+			g.queueMu.Unlock()
+		} else {
+			g.stats.Syncs.Add(1)
+		}
+	}
+	for _, q := range batches {
+		if err != nil {
+			q.err = sqlstore.Fail(dialect{}, "commit", err)
+		}
+		close(q.done)
+	}
 }
 
 // acquire takes the turn, or fails when ctx ends first.
@@ -134,13 +269,12 @@ func (g *group) begin(ctx context.Context) (*member, error) {
 		g.commit()
 	}
 	if g.cur == nil {
-		// The batch outlives the context of the member that began it.
-		tx, err := g.db.BeginTx(context.Background(), nil)
+		b, err := g.open()
 		if err != nil {
 			g.release()
 			return nil, sqlstore.Fail(dialect{}, "begin", err)
 		}
-		g.cur = &batch{tx: tx, start: time.Now(), done: make(chan struct{})}
+		g.cur = b
 	}
 	b := g.cur
 	b.seq++
@@ -165,10 +299,12 @@ func (g *group) handOver() bool {
 	return g.waiting.Load() > 0 && b.members < g.maxMembers && time.Since(b.start) < g.maxAge
 }
 
-// commit commits the open batch. The caller holds the turn.
+// commit commits the open batch and has it synced (b.done is closed once
+// it is durable). The caller holds the turn.
 func (g *group) commit() {
 	b := g.cur
 	g.cur = nil
+	committed := false
 	if b.members == 0 {
 		_ = b.tx.Rollback() // nothing to keep
 	} else if err := g.flushSearchQueue(b.tx); err != nil {
@@ -177,6 +313,7 @@ func (g *group) commit() {
 	} else if err := b.tx.Commit(); err != nil {
 		b.err = sqlstore.Fail(dialect{}, "commit", err)
 	} else {
+		committed = true
 		g.terms.committed()
 		g.totals.committed()
 		g.stats.Batches.Add(1)
@@ -187,7 +324,18 @@ func (g *group) commit() {
 	}
 	g.terms.rolledBack() // what did not commit (nothing when it did)
 	g.totals.rolledBack()
-	close(b.done)
+	g.closeConn(b.conn)
+	if committed {
+		g.queueMu.Lock()
+		g.unsynced = append(g.unsynced, b)
+		g.queueMu.Unlock()
+		go g.sync(b) // the next batch runs meanwhile
+		if g.checkpoints != nil {
+			g.checkpoints.wake()
+		}
+	} else {
+		close(b.done)
+	}
 	g.afterBatch()
 }
 
@@ -203,6 +351,7 @@ func (g *group) abort(err error) {
 	b.err = err
 	g.terms.rolledBack() // what did not commit (nothing when it did)
 	g.totals.rolledBack()
+	g.closeConn(b.conn)
 	close(b.done)
 	g.afterBatch()
 }
@@ -250,8 +399,7 @@ func (g *group) wait(b *batch) error {
 		}
 		g.release()
 	}
-	<-b.done
-	return b.err
+	return b.durable()
 }
 
 // aloneKey marks a context whose write transactions each have a batch of
@@ -310,7 +458,7 @@ func (m *member) Commit(context.Context) error {
 		b.members++
 		g.commit()
 		g.release()
-		return b.err
+		return b.durable()
 	}
 	if _, err := b.tx.Exec(`RELEASE ` + m.sp); err != nil {
 		g.abort(sqlstore.Fail(dialect{}, "commit", err))
@@ -324,7 +472,7 @@ func (m *member) Commit(context.Context) error {
 	}
 	g.commit()
 	g.release()
-	return b.err
+	return b.durable()
 }
 
 // Rollback undoes the member's savepoint; the batch's other members are
@@ -364,8 +512,9 @@ func (m *member) Rollback(context.Context) error {
 func (g *group) close() {
 	g.closeOnce.Do(func() {
 		g.turn <- struct{}{}
-		if g.cur != nil {
+		if b := g.cur; b != nil {
 			g.commit()
+			_ = b.durable()
 		}
 	})
 }

@@ -6,8 +6,12 @@
 // A DB holds two connection pools on the same file: a reader pool of several
 // connections for queries and a writer pool of exactly one connection for
 // every write and every transaction. The database runs in WAL mode, so
-// readers never block the writer, and with synchronous=FULL, so a write is
-// on disk when its call returns. Write transactions begin IMMEDIATE, so two
+// readers never block the writer, and a write is on disk when its call
+// returns: the writer batches write transactions and syncs the WAL after
+// each batch's COMMIT, outside the writer's turn (group.go), which is
+// synchronous=FULL with the sync moved out of the way of the next batch;
+// a checkpointer copies the WAL into the file on a connection of its own
+// (checkpoint.go). Write transactions begin IMMEDIATE, so two
 // processes writing at once wait for each other (busy_timeout) instead of
 // failing with SQLITE_BUSY half-way.
 package sqlite
@@ -141,8 +145,29 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	// The checkpointer's connection: neither a reader (those are
+	// query-only) nor the writer.
+	cq := cloneValues(q)
+	cq.Set("_pragma", "busy_timeout(0)")
+	for _, v := range q["_pragma"] {
+		if !strings.HasPrefix(v, "busy_timeout") {
+			cq.Add("_pragma", v)
+		}
+	}
+	cp, err := sql.Open("sqlite", path+"?"+cq.Encode())
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open checkpointer: %w", err)
+	}
+	cp.SetMaxOpenConns(1)
+	cp.SetMaxIdleConns(1)
+	cp.SetConnMaxLifetime(0)
+	cp.SetConnMaxIdleTime(0)
 	ws := newWriteStmts(w, maxWriteStmts)
-	c := &conns{path: path, cacheKiB: opts.CacheSizeKiB, readers: opts.MaxOpenConns, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: newGroup(w, ws, path)}
+	g := newGroup(w, ws, path)
+	g.checkpoints = newCheckpointer(cp, checkpointInterval, &g.stats)
+	c := &conns{path: path, cacheKiB: opts.CacheSizeKiB, readers: opts.MaxOpenConns, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: g}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -496,7 +521,7 @@ func (c *conns) Close() error {
 	}
 	c.stmts.close()
 	c.wstmts.close()
-	return errors.Join(c.read.Close(), c.write.Close())
+	return errors.Join(c.group.checkpoints.close(), c.read.Close(), c.write.Close())
 }
 
 // readConn runs reads on the reader pool, prepared once through the

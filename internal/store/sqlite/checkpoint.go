@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"database/sql"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// checkpointInterval is the least time between two of the checkpointer's
+// checkpoints: under a steady load of writes each one copies what about
+// that much time wrote (SQLite's own automatic checkpoint runs every 1,000
+// pages, some 4 MB).
+const checkpointInterval = 100 * time.Millisecond
+
+// checkpointer copies the WAL into the database file (PASSIVE checkpoints)
+// on a connection of its own. SQLite's automatic checkpoint runs inside the
+// COMMIT that grows the WAL past 1,000 pages: on the single writer it held
+// every write for the copy and two syncs of the disk (a sixth of the
+// writer's time under creates). The writer therefore runs its batches with
+// wal_autocheckpoint=0 and kicks the checkpointer after each one; a
+// PASSIVE checkpoint waits for nobody and blocks nobody, copying what no
+// reader still needs, and the WAL restarts from its beginning once all of
+// it is copied. The truncation past walCheckpointBytes stays the writer's
+// (group.afterBatch).
+type checkpointer struct {
+	db *sql.DB
+	// interval is checkpointInterval (tests shorten it).
+	interval atomic.Int64
+	kick     chan struct{}
+	stop     chan struct{}
+	stopped  chan struct{}
+	once     sync.Once
+	// runs counts the checkpoints run; stats are the group's counters.
+	runs  atomic.Int64
+	stats *GroupStats
+}
+
+func newCheckpointer(db *sql.DB, interval time.Duration, stats *GroupStats) *checkpointer {
+	c := &checkpointer{db: db, stats: stats, kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+	c.interval.Store(int64(interval))
+	go c.run()
+	return c
+}
+
+// wake asks for a checkpoint: at once when the last one is at least
+// interval old, else then.
+func (c *checkpointer) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default: // one is asked for already
+	}
+}
+
+func (c *checkpointer) run() {
+	defer close(c.stopped)
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.kick:
+		}
+		// A failure (the file busy) leaves the frames to the next one.
+		var busy, frames, copied int64
+		err := c.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		c.runs.Add(1)
+		if err != nil || busy != 0 {
+			c.stats.PassiveBusy.Add(1)
+		} else {
+			c.stats.Passive.Add(1)
+		}
+		select {
+		case <-c.stop:
+			return
+		case <-time.After(time.Duration(c.interval.Load())):
+		}
+	}
+}
+
+// close stops the checkpointer and closes its connection.
+func (c *checkpointer) close() error {
+	c.once.Do(func() { close(c.stop) })
+	<-c.stopped
+	return c.db.Close()
+}

@@ -153,11 +153,15 @@ func prefixQuery(words []string) string {
 
 // MonthStart compares with the first instant of the month or of the next
 // one.
-func (dialect) MonthStart(month string, before bool) string {
-	if before {
-		return `posts.date < ` + month + ` + interval '1 month'`
+func (dialect) MonthStart(a *sqlstore.Args, month any, before bool) string {
+	m, ok := month.(time.Time) // date_trunc('month', date)
+	if !ok {
+		return `FALSE`
 	}
-	return `posts.date >= ` + month
+	if before {
+		return `posts.date < ` + a.Add(m.AddDate(0, 1, 0))
+	}
+	return `posts.date >= ` + a.Add(m)
 }
 
 // DatePart leaves out the zero date, which is a real timestamp here.

@@ -285,11 +285,20 @@ func (dialect) TitleSearch(a *sqlstore.Args, col string, words []string) string 
 
 // MonthStart compares the date's text with the month's, 'YYYY-MM': '~'
 // sorts after every character of a date.
-func (dialect) MonthStart(month string, before bool) string {
-	if before {
-		return `posts.date < ` + month + ` || '~'`
+func (dialect) MonthStart(a *sqlstore.Args, month any, before bool) string {
+	var m string // 'YYYY-MM'; dates are text that begins with it
+	switch v := month.(type) {
+	case string:
+		m = v
+	case []byte:
+		m = string(v)
+	default:
+		return `0` // no month post_counts holds
 	}
-	return `posts.date >= ` + month
+	if before {
+		return `posts.date < ` + a.Add(m+"~")
+	}
+	return `posts.date >= ` + a.Add(m)
 }
 
 // DatePart compares the text of the date: the zero date's year, month and

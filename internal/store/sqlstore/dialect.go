@@ -80,11 +80,11 @@ type Dialect interface {
 	// text columns cols as consecutive words, each beginning the word at
 	// its place (SearchPhraseMatch), worked out on the row.
 	PhraseSearch(a *Args, phrase []string, cols ...string) string
-	// MonthStart returns the condition that posts.date is in the month
-	// post_counts names by month (an expression) or, when before is set,
-	// in an earlier month; when not set, in that month or a later one.
-	// A NULL month matches nothing.
-	MonthStart(month string, before bool) string
+	// MonthStart returns the condition that posts.date is in month (a
+	// value of post_counts.month as the driver scans it) or, when before
+	// is set, in an earlier month; when not set, in that month or a later
+	// one.
+	MonthStart(a *Args, month any, before bool) string
 	// DatePart returns the condition that the year, month or day (part)
 	// of the date column col is n; the zero date matches none.
 	DatePart(a *Args, col, part string, n int) string

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -108,23 +109,66 @@ func monthSeekable(q *store.PostQuery) bool {
 // monthSeek lists a deep page in date order without skipping every row
 // before it: post_counts tells in which month of dates the page's first
 // row is and how many rows come before that month, so the statement skips
-// only the rows of that month before it.
+// only the rows of that month before it. The months are summed here,
+// walked from the end of the order nearer the page and no further than
+// its month (a running sum over every month in SQL cost 15 ms at a
+// million posts over 4,000 months); three statements: the total, the
+// months, the page.
 func (o ops) monthSeek(ctx context.Context, q *store.PostQuery) ([]*store.Post, error) {
-	a := &Args{}
 	all, anyStatus, _ := statusSets(q)
 	dir := orderDir(q.Order, "DESC")
-	off := a.Add(int64(q.Offset))
-	query := `WITH m AS (SELECT month, SUM(n) AS n FROM post_counts` + o.db.countsWhere(q, a, all, anyStatus) + ` GROUP BY month),
-		c AS (SELECT month, n, SUM(n) OVER (ORDER BY month ` + dir + `) AS upto FROM m),
-		p AS (SELECT month, upto - n AS before FROM c WHERE upto > ` + off + ` ORDER BY month ` + dir + ` LIMIT 1)
-		SELECT ` + o.cols() + ` FROM posts`
-	where := o.db.postWhere(q, a)
-	where.add(o.db.d.MonthStart(`(SELECT month FROM p)`, dir == "DESC"))
-	query += where.where() + ` ORDER BY date ` + dir + `, id ` + dir +
-		` LIMIT ` + a.Add(int64(q.Limit)) + ` OFFSET (` + off + ` - COALESCE((SELECT before FROM p), 0))`
+	off := int64(q.Offset)
+	a := &Args{}
+	where := o.db.countsWhere(q, a, all, anyStatus)
+	var total int64
+	if err := o.reader().queryRow(ctx, `SELECT COALESCE(CAST(SUM(n) AS BIGINT), 0) FROM post_counts`+where, a.vals...).Scan(&total); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	if off >= total {
+		return nil, nil
+	}
+	// The page's first row is row target of the months walked in walk
+	// order (from 0).
+	walk, target := dir, off
+	if off > total/2 {
+		walk, target = map[string]string{"ASC": "DESC", "DESC": "ASC"}[dir], total-1-off
+	}
+	var month any
+	var seen, inMonth int64 // the rows of the months walked before month; month's
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var m any
+		var n int64
+		if err := rows.Scan(&m, &n); err != nil {
+			return err
+		}
+		if seen+n > target {
+			month, inMonth = m, n
+			return errMonthFound
+		}
+		seen += n
+		return nil
+	}, `SELECT month, CAST(SUM(n) AS BIGINT) FROM post_counts`+where+` GROUP BY month ORDER BY month `+walk, a.vals...)
+	if err != nil && !errors.Is(err, errMonthFound) {
+		return nil, o.db.fail("list posts", err)
+	}
+	if month == nil {
+		return nil, nil // the counts changed between the two statements
+	}
+	before := seen // the rows before month in the page's order
+	if walk != dir {
+		before = total - seen - inMonth
+	}
+	a = &Args{}
+	w := o.db.postWhere(q, a)
+	w.add(o.db.d.MonthStart(a, month, dir == "DESC"))
+	query := `SELECT ` + o.cols() + ` FROM posts` + w.where() + ` ORDER BY date ` + dir + `, id ` + dir +
+		` LIMIT ` + a.Add(int64(q.Limit)) + ` OFFSET ` + a.Add(max(off-before, 0))
 	var out []*store.Post
 	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 		return nil, o.db.fail("list posts", err)
 	}
 	return out, nil
 }
+
+// errMonthFound ends monthSeek's walk of the months.
+var errMonthFound = errors.New("month found")

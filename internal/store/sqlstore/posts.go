@@ -568,40 +568,64 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 	if remember {
 		next = max(next, o.db.slugHints.get(key))
 	}
-	digits := len(strconv.FormatInt(next, 10))
-	r := slugRange{base: base, length: utf8.RuneCountInString(base) + 1 + digits, from: base + "-" + strconv.FormatInt(next, 10), self: true}
+	baseLen := utf8.RuneCountInString(base)
+	// Each query reads the length of next from next on and the length
+	// after it from its start: a gap just past a length's last suffix
+	// (base-9, base-99) costs no second query.
+	ranges := func(next int64) []slugRange {
+		digits := len(strconv.FormatInt(next, 10))
+		rs := []slugRange{{length: baseLen + 1 + digits, from: base + "-" + strconv.FormatInt(next, 10)}}
+		if digits < 18 {
+			rs = append(rs, slugRange{length: baseLen + 2 + digits, from: base + "-" + strconv.FormatInt(pow10(digits), 10)})
+		}
+		return rs
+	}
+	rs, self := ranges(next), true
 	for {
-		selfTaken, taken, rows, last, err := o.slugSuffixes(ctx, r, types, parent, exceptID)
+		selfTaken, read, err := o.slugSuffixes(ctx, base, rs, self, types, parent, exceptID)
 		if err != nil {
 			return "", err
 		}
-		if r.self && !selfTaken && !reserved {
+		if self && !selfTaken && !reserved {
 			return base, nil
 		}
-		r.self = false
-		gap := false
-		for _, n := range taken {
-			if n > next {
-				gap = true
-				break
-			}
-			if n == next {
+		self = false
+		var more []slugRange // what is left of a length read only in part
+		done := false
+		for i, r := range read {
+			end := pow10(rs[i].length - baseLen - 1) // the first number one digit longer
+			gap := false
+			for _, n := range r.taken {
+				if n < next {
+					continue
+				}
+				if n > next {
+					gap = true
+					break
+				}
 				next++
 			}
+			if gap {
+				done = true
+				break
+			}
+			if r.rows == slugSuffixRows { // more of this length after the last one read
+				more = []slugRange{{length: rs[i].length, from: r.last, after: true}}
+				break
+			}
+			if next < end || rs[i].length-baseLen-1 >= 18 {
+				done = true // the least free one of this length, or a suffix too long to count
+				break
+			}
 		}
-		if gap {
+		if done {
 			break
 		}
-		if rows == slugSuffixRows { // more of this length: after the last one read
-			r.from, r.after = last, true
-			continue
+		if more != nil {
+			rs = more
+		} else {
+			rs = ranges(next) // every suffix of the lengths read is taken
 		}
-		if digits >= 18 || next < pow10(digits) {
-			break // the least free one of this length, or a suffix too long to count
-		}
-		digits++ // every suffix of this length is taken: the next length
-		r.length++
-		r.from, r.after = base+"-"+strconv.FormatInt(next, 10), false
 	}
 	if remember {
 		n := next
@@ -619,59 +643,74 @@ func pow10(n int) int64 {
 	return p
 }
 
-// slugRange is a range of the slugs of base-N of one length.
+// slugRange is a range of the slugs base-N of one length.
 type slugRange struct {
-	base   string
 	length int    // in characters
 	from   string // the first slug, or the last one read when after
 	after  bool
-	self   bool // also ask whether base itself is taken
 }
 
-// slugSuffixes returns, in increasing order, the n for which another
-// visible post of one of types (under parent when parent >= 0) uses base-n
-// with base-n in r, reading at most slugSuffixRows slugs (rows: how many,
-// last: the last one; not every slug in the range is a suffix), and with
-// r.self whether one uses base itself. One query: a range of the index on
-// (type, length(slug), slug, parent, status) (migration 0024).
-func (o ops) slugSuffixes(ctx context.Context, r slugRange, types []string, parent, exceptID int64) (selfTaken bool, taken []int64, rows int, last string, err error) {
+// slugRead is what slugSuffixes read of one range: the suffixes in
+// increasing order, how many slugs (not every slug of a range is a
+// suffix) and the last one.
+type slugRead struct {
+	taken []int64
+	rows  int
+	last  string
+}
+
+// slugSuffixes reads, for each of ranges, at most slugSuffixRows slugs of
+// other visible posts of one of types (under parent when parent >= 0)
+// from the index on (type, length(slug), slug, parent, status) (migration
+// 0024), and with self whether one uses base itself: one query.
+func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, self bool, types []string, parent, exceptID int64) (selfTaken bool, read []slugRead, err error) {
 	a := &Args{}
-	c := o.db.newCond(a)
-	c.add(`length(slug) = ` + a.Add(r.length))
-	if r.after {
-		c.add(`slug > ` + a.Add(r.from))
-	} else {
-		c.add(`slug >= ` + a.Add(r.from))
-	}
-	c.add(`slug < ` + a.Add(r.base+"-:"))
-	slugHolders(c, a, types, parent, exceptID)
-	query := `SELECT slug FROM posts` + c.where() + ` ORDER BY slug LIMIT ` + strconv.Itoa(slugSuffixRows)
-	if r.self {
+	var parts []string
+	if self {
 		sc := o.db.newCond(a)
-		sc.add(`slug = ` + a.Add(r.base))
+		sc.add(`slug = ` + a.Add(base))
 		slugHolders(sc, a, types, parent, exceptID)
-		query = `SELECT slug FROM posts` + sc.where() + ` UNION ALL SELECT slug FROM (` + query + `) AS suffixes`
+		parts = append(parts, `SELECT -1 AS r, slug FROM posts`+sc.where())
 	}
+	for i, r := range ranges {
+		c := o.db.newCond(a)
+		c.add(`length(slug) = ` + a.Add(r.length))
+		if r.after {
+			c.add(`slug > ` + a.Add(r.from))
+		} else {
+			c.add(`slug >= ` + a.Add(r.from))
+		}
+		c.add(`slug < ` + a.Add(base+"-:"))
+		slugHolders(c, a, types, parent, exceptID)
+		parts = append(parts, `SELECT `+strconv.Itoa(i)+` AS r, slug FROM (SELECT slug FROM posts`+c.where()+
+			` ORDER BY slug LIMIT `+strconv.Itoa(slugSuffixRows)+`) AS s`+strconv.Itoa(i))
+	}
+	read = make([]slugRead, len(ranges))
 	err = o.reader().query(ctx, func(rs Rows) error {
+		var i int
 		var s string
-		if err := rs.Scan(&s); err != nil {
+		if err := rs.Scan(&i, &s); err != nil {
 			return err
 		}
-		if s == r.base {
+		if i < 0 {
 			selfTaken = true
 			return nil
 		}
-		rows++
-		last = s
-		if n, ok := slugSuffix(s, r.base); ok {
-			taken = append(taken, n)
+		r := &read[i]
+		r.rows++
+		r.last = max(r.last, s)
+		if n, ok := slugSuffix(s, base); ok {
+			r.taken = append(r.taken, n)
 		}
 		return nil
-	}, query, a.vals...)
+	}, strings.Join(parts, ` UNION ALL `), a.vals...)
 	if err != nil {
-		return false, nil, 0, "", o.db.fail("slugs taken", err)
+		return false, nil, o.db.fail("slugs taken", err)
 	}
-	return selfTaken, taken, rows, last, nil
+	for i := range read {
+		slices.Sort(read[i].taken)
+	}
+	return selfTaken, read, nil
 }
 
 // slugHintKey is the key of base's hint for posts of types under parent.

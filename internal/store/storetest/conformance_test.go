@@ -398,6 +398,16 @@ func TestFreeSlug(t *testing.T) {
 	if got := free("run", post, -1, 0, false); got != "run-200" || queries < 4 {
 		t.Fatalf("run: %q in %d queries, want run-200 in 4 or more", got, queries)
 	}
+	// Each next new post reads from where the last one found its suffix:
+	// one query, also from one length to the next (9 to 10, 99 to 100).
+	add("cross", "post", "publish", 0)
+	for n := 2; n <= 101; n++ {
+		got := free("cross", post, -1, 0, false)
+		if want := fmt.Sprintf("cross-%d", n); got != want || queries != 1 {
+			t.Fatalf("cross: %q in %d queries, want %q in 1", got, queries, want)
+		}
+		add(got, "post", "publish", 0)
+	}
 	// A new post takes it; the next one reads on from there (one query),
 	// and an update or delete of a post makes it read from the start
 	// again.

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// restartFrames is the WAL's length (in frames, pages) past which the
+// checkpointer asks the writer to copy the rest itself (restart).
+const restartFrames = 2000
+
 // checkpointInterval is the least time between two of the checkpointer's
 // checkpoints: under a steady load of writes each one copies what about
 // that much time wrote (SQLite's own automatic checkpoint runs every 1,000
@@ -21,8 +25,12 @@ const checkpointInterval = 100 * time.Millisecond
 // wal_autocheckpoint=0 and kicks the checkpointer after each one; a
 // PASSIVE checkpoint waits for nobody and blocks nobody, copying what no
 // reader still needs, and the WAL restarts from its beginning once all of
-// it is copied. The truncation past walCheckpointBytes stays the writer's
-// (group.afterBatch).
+// it is copied, which a writer finds as it begins: under a steady load of
+// writes, a checkpoint 100 ms behind never copies all of it in time. So
+// once the WAL is past restartFrames the checkpointer asks the writer
+// (restart) to copy what is left, between two batches: the few frames
+// since the last checkpoint. The truncation past walCheckpointBytes stays
+// the writer's (group.afterBatch).
 type checkpointer struct {
 	db *sql.DB
 	// interval is checkpointInterval (tests shorten it).
@@ -31,6 +39,11 @@ type checkpointer struct {
 	stop     chan struct{}
 	stopped  chan struct{}
 	once     sync.Once
+	// restart is set when the WAL is longer than restartAt frames
+	// (restartFrames; tests lower it): the writer then finishes a
+	// checkpoint itself (group.afterBatch).
+	restart   atomic.Bool
+	restartAt atomic.Int64
 	// runs counts the checkpoints run; stats are the group's counters.
 	runs  atomic.Int64
 	stats *GroupStats
@@ -39,6 +52,7 @@ type checkpointer struct {
 func newCheckpointer(db *sql.DB, interval time.Duration, stats *GroupStats) *checkpointer {
 	c := &checkpointer{db: db, stats: stats, kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
 	c.interval.Store(int64(interval))
+	c.restartAt.Store(restartFrames)
 	go c.run()
 	return c
 }
@@ -68,6 +82,9 @@ func (c *checkpointer) run() {
 			c.stats.PassiveBusy.Add(1)
 		} else {
 			c.stats.Passive.Add(1)
+		}
+		if err == nil && frames > c.restartAt.Load() {
+			c.restart.Store(true)
 		}
 		select {
 		case <-c.stop:

@@ -127,9 +127,10 @@ type GroupStats struct {
 	// CheckpointsBusy the ones readers kept from completing (the WAL was
 	// not truncated).
 	Checkpoints, CheckpointsBusy atomic.Int64
-	// Passive counts the checkpointer's checkpoints (checkpoint.go);
-	// PassiveBusy the ones that found the file busy.
-	Passive, PassiveBusy atomic.Int64
+	// Passive counts the checkpointer's checkpoints (checkpoint.go) and
+	// the ones the writer finished for it; PassiveBusy the ones that
+	// found the file busy; Finished the writer's.
+	Passive, PassiveBusy, Finished atomic.Int64
 	// Syncs counts the syncs of the WAL that made committed batches
 	// durable (one covers every batch committed before it began).
 	Syncs atomic.Int64
@@ -360,6 +361,18 @@ func (g *group) abort(err error) {
 // prepares the statements first seen in the batch and keeps the WAL small.
 func (g *group) afterBatch() {
 	g.w.preparePending()
+	if g.checkpoints != nil && g.checkpoints.restart.Swap(false) {
+		// What the checkpointer has not copied yet, so that the next
+		// batch can start the WAL again from its beginning.
+		var busy, frames, copied int64
+		err := g.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		if err == nil && busy == 0 {
+			g.stats.Passive.Add(1)
+		} else {
+			g.stats.PassiveBusy.Add(1)
+		}
+		g.stats.Finished.Add(1)
+	}
 	g.sinceCheck++
 	if g.sinceCheck < g.checkEvery {
 		return

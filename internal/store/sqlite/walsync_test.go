@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -185,5 +186,53 @@ func TestCheckpointerKeepsTheWALSmall(t *testing.T) {
 	}
 	if fi.Size() > 3<<20 {
 		t.Errorf("WAL of %d bytes after 6.4 MB written, want it restarted (under 3 MB)", fi.Size())
+	}
+}
+
+// TestCheckpointerAsksTheWriterToFinishALongWAL: past restartAt frames the
+// checkpointer asks the writer to copy the rest of the WAL itself, which
+// it does after its next batch, so that the batch after it can start the
+// WAL again from its beginning.
+func TestCheckpointerAsksTheWriterToFinishALongWAL(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	groupTable(t, db)
+	g := db.c.group
+	cp := g.checkpoints
+	cp.interval.Store(int64(time.Millisecond))
+	cp.restartAt.Store(1)
+	ctx := context.Background()
+	write := func(v string) {
+		t.Helper()
+		tx, err := db.c.Begin(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO gc (v) VALUES (?)`, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a")
+	deadline := time.Now().Add(10 * time.Second)
+	for !cp.restart.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the checkpointer did not ask for a restart")
+		}
+		write(time.Now().String())
+		time.Sleep(2 * time.Millisecond)
+	}
+	cp.restartAt.Store(math.MaxInt64) // asks no more
+	time.Sleep(5 * time.Millisecond)
+	finished := g.stats.Finished.Load()
+	cp.restart.Store(true)
+	write("b")
+	if cp.restart.Load() {
+		t.Error("the writer left the restart asked for")
+	}
+	if n := g.stats.Finished.Load() - finished; n != 1 {
+		t.Errorf("the writer finished %d checkpoints after the batch, want 1", n)
 	}
 }

@@ -65,9 +65,7 @@ func waitWaiting(t *testing.T, g *group, n int32) {
 // returned only once the batch (with the third) committed.
 func TestGroupCommitFailingMemberRollsBackAlone(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
-	groupTable(t, db)
-	g := db.c.group
+	db, g := newGroupDB(t)
 	g.maxAge = time.Minute // the batch closes when nobody waits, not by age
 	ctx := context.Background()
 	before := g.stats.Shared.Load()
@@ -134,9 +132,7 @@ func TestGroupCommitFailingMemberRollsBackAlone(t *testing.T) {
 // context is cancelled fails alone.
 func TestGroupCommitBatchesConcurrentWrites(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
-	groupTable(t, db)
-	g := db.c.group
+	db, g := newGroupDB(t)
 	ctx := context.Background()
 	const writers, each = 8, 40
 	var wg sync.WaitGroup
@@ -329,19 +325,7 @@ func TestGroupCommitCountsTruncationsAndCheckpointsReadersBlocked(t *testing.T) 
 	groupTable(t, db)
 	g := db.c.group
 	g.walLimit, g.checkEvery = 1, 1 // look after every batch, truncate any WAL
-	write := func(v string) {
-		t.Helper()
-		tx, err := db.c.Begin(ctx, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO gc (v) VALUES (?)`, v); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(v string) { gcWrite(t, db, v) }
 	walSize := func() int64 {
 		t.Helper()
 		fi, err := os.Stat(path + "-wal")

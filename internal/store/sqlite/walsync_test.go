@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,31 @@ func pragma(t *testing.T, q interface {
 	return v
 }
 
+// newGroupDB opens a database with the gc table and returns its writer's
+// group.
+func newGroupDB(t *testing.T) (*DB, *group) {
+	t.Helper()
+	db := newDB(t)
+	groupTable(t, db)
+	return db, db.c.group
+}
+
+// gcWrite writes v into gc in a write transaction of its own.
+func gcWrite(t *testing.T, db *DB, v string) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.c.Begin(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO gc (v) VALUES (?)`, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writerPragma reads an integer PRAGMA on the writer connection outside
 // any batch.
 func writerPragma(t *testing.T, db *DB, name string) int64 {
@@ -50,9 +76,7 @@ func writerPragma(t *testing.T, db *DB, name string) int64 {
 // writer connection is back at synchronous=FULL.
 func TestGroupCommitAcknowledgesOnlyAfterTheWALSync(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
-	groupTable(t, db)
-	g := db.c.group
+	db, g := newGroupDB(t)
 	ctx := context.Background()
 	entered := make(chan struct{}, 4)
 	release := make(chan struct{})
@@ -128,9 +152,7 @@ func TestGroupCommitAcknowledgesOnlyAfterTheWALSync(t *testing.T) {
 // one could not write.
 func TestGroupCommitFailedSyncFailsEveryLaterWrite(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
-	groupTable(t, db)
-	g := db.c.group
+	db, g := newGroupDB(t)
 	ctx := context.Background()
 	g.syncWAL = func() error { return errors.New("disk gone") }
 	tx, err := db.c.Begin(ctx, true)
@@ -155,24 +177,12 @@ func TestGroupCommitFailedSyncFailsEveryLaterWrite(t *testing.T) {
 // beginning instead of growing with every write.
 func TestCheckpointerKeepsTheWALSmall(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
-	groupTable(t, db)
-	g := db.c.group
+	db, g := newGroupDB(t)
 	g.checkpoints.interval.Store(int64(time.Millisecond))
-	ctx := context.Background()
 	runs := g.checkpoints.runs.Load()
 	value := strings.Repeat("x", 16<<10) // four pages a row
 	for i := range 400 {                 // 1,600 pages: 6.4 MB of WAL unchecked
-		tx, err := db.c.Begin(ctx, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO gc (v) VALUES (?)`, strings.Repeat(string(rune('a'+i%26)), 8)+"-"+time.Now().String()+value); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		gcWrite(t, db, strconv.Itoa(i)+value)
 		if i%20 == 19 {
 			time.Sleep(5 * time.Millisecond) // a checkpoint's time
 		}
@@ -195,26 +205,11 @@ func TestCheckpointerKeepsTheWALSmall(t *testing.T) {
 // WAL again from its beginning.
 func TestCheckpointerAsksTheWriterToFinishALongWAL(t *testing.T) {
 	t.Parallel()
-	db := newDB(t)
-	groupTable(t, db)
-	g := db.c.group
+	db, g := newGroupDB(t)
 	cp := g.checkpoints
 	cp.interval.Store(int64(time.Millisecond))
 	cp.restartAt.Store(1)
-	ctx := context.Background()
-	write := func(v string) {
-		t.Helper()
-		tx, err := db.c.Begin(ctx, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO gc (v) VALUES (?)`, v); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(v string) { gcWrite(t, db, v) }
 	write("a")
 	deadline := time.Now().Add(10 * time.Second)
 	for !cp.restart.Load() {

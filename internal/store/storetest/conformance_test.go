@@ -446,10 +446,14 @@ func TestFreeSlug(t *testing.T) {
 	if got := free("run", post, -1, 0, false); got != "run-201" {
 		t.Fatalf("after run-201 became a draft: %q, want run-201", got)
 	}
-	// A transaction that rolls back remembers nothing.
+	// A delete forgets even when its transaction rolls back: the next
+	// new post reads from the start again, and finds the same suffix.
 	add("run-201", "post", "publish", 0)
 	if got := free("run", post, -1, 0, false); got != "run-202" {
 		t.Fatalf("run: %q, want run-202", got)
+	}
+	if got := free("run", post, -1, 0, false); got != "run-202" || queries != 1 {
+		t.Fatalf("run again: %q in %d queries, want run-202 in 1", got, queries)
 	}
 	_ = db.Tx(ctx, func(tx store.Store) error {
 		p, err := tx.GetPost(ctx, gone)
@@ -461,8 +465,8 @@ func TestFreeSlug(t *testing.T) {
 		}
 		return errors.New("roll back")
 	})
-	if got := free("run", post, -1, 0, false); got != "run-202" {
-		t.Fatalf("after a rolled-back delete: %q, want run-202", got)
+	if got := free("run", post, -1, 0, false); got != "run-202" || queries < 2 {
+		t.Fatalf("after a rolled-back delete: %q in %d queries, want run-202 read from the start", got, queries)
 	}
 }
 

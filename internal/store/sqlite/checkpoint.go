@@ -39,6 +39,10 @@ type checkpointer struct {
 	stop     chan struct{}
 	stopped  chan struct{}
 	once     sync.Once
+	// mu is held by whoever runs a checkpoint, the checkpointer or the
+	// writer (group.checkpoint): SQLite answers a checkpoint begun while
+	// another runs with SQLITE_BUSY at once, without waiting.
+	mu sync.Mutex
 	// restart is set when the WAL is longer than restartAt frames
 	// (restartFrames; tests lower it): the writer then finishes a
 	// checkpoint itself (group.afterBatch).
@@ -76,7 +80,9 @@ func (c *checkpointer) run() {
 		}
 		// A failure (the file busy) leaves the frames to the next one.
 		var busy, frames, copied int64
+		c.mu.Lock()
 		err := c.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		c.mu.Unlock()
 		c.runs.Add(1)
 		if err != nil || busy != 0 {
 			c.stats.PassiveBusy.Add(1)

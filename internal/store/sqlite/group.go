@@ -365,7 +365,7 @@ func (g *group) afterBatch() {
 		// What the checkpointer has not copied yet, so that the next
 		// batch can start the WAL again from its beginning.
 		var busy, frames, copied int64
-		err := g.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		err := g.checkpoint(`PASSIVE`, &busy, &frames, &copied)
 		if err == nil && busy == 0 {
 			g.stats.Passive.Add(1)
 		} else {
@@ -384,7 +384,7 @@ func (g *group) afterBatch() {
 	// Waits (busy_timeout) for the readers still on old WAL frames, then
 	// truncates the WAL; a failure leaves it to the next check.
 	var busy, walFrames, moved int64
-	if err := g.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &walFrames, &moved); err != nil {
+	if err := g.checkpoint(`TRUNCATE`, &busy, &walFrames, &moved); err != nil {
 		return
 	}
 	if busy != 0 {
@@ -392,6 +392,16 @@ func (g *group) afterBatch() {
 	} else {
 		g.stats.Checkpoints.Add(1)
 	}
+}
+
+// checkpoint runs a checkpoint of mode on the writer connection, once no
+// checkpoint of the checkpointer's runs.
+func (g *group) checkpoint(mode string, busy, frames, copied *int64) error {
+	if g.checkpoints != nil {
+		g.checkpoints.mu.Lock()
+		defer g.checkpoints.mu.Unlock()
+	}
+	return g.db.QueryRow(`PRAGMA wal_checkpoint(`+mode+`)`).Scan(busy, frames, copied)
 }
 
 // wait waits for b to commit, committing it itself when nobody else has

@@ -118,12 +118,12 @@ func (o ops) monthSeek(ctx context.Context, q *store.PostQuery) ([]*store.Post, 
 	all, anyStatus, _ := statusSets(q)
 	dir := orderDir(q.Order, "DESC")
 	off := int64(q.Offset)
+	total, err := o.countFromCounts(ctx, q) // no owner-only statuses: post_counts alone
+	if err != nil {
+		return nil, err
+	}
 	a := &Args{}
 	where := o.db.countsWhere(q, a, all, anyStatus)
-	var total int64
-	if err := o.reader().queryRow(ctx, `SELECT COALESCE(CAST(SUM(n) AS BIGINT), 0) FROM post_counts`+where, a.vals...).Scan(&total); err != nil {
-		return nil, o.db.fail("list posts", err)
-	}
 	if off >= total {
 		return nil, nil
 	}
@@ -135,7 +135,7 @@ func (o ops) monthSeek(ctx context.Context, q *store.PostQuery) ([]*store.Post, 
 	}
 	var month any
 	var seen, inMonth int64 // the rows of the months walked before month; month's
-	err := o.reader().query(ctx, func(rows Rows) error {
+	err = o.reader().query(ctx, func(rows Rows) error {
 		var m any
 		var n int64
 		if err := rows.Scan(&m, &n); err != nil {

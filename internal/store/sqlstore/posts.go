@@ -569,13 +569,15 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 		next = max(next, o.db.slugHints.get(key))
 	}
 	baseLen := utf8.RuneCountInString(base)
-	// Each query reads the length of next from next on and the length
-	// after it from its start: a gap just past a length's last suffix
-	// (base-9, base-99) costs no second query.
+	// Each query reads the length of next from next on and, when the
+	// suffixes left of that length fit in what one query reads, the
+	// length after it from its start: a gap just past a length's last
+	// suffix (base-9, base-99) costs no second query, and a next in the
+	// middle of its length reads nothing of the longer one.
 	ranges := func(next int64) []slugRange {
 		digits := len(strconv.FormatInt(next, 10))
 		rs := []slugRange{{length: baseLen + 1 + digits, from: base + "-" + strconv.FormatInt(next, 10)}}
-		if digits < 18 {
+		if digits < 18 && pow10(digits)-next <= slugSuffixRows {
 			rs = append(rs, slugRange{length: baseLen + 2 + digits, from: base + "-" + strconv.FormatInt(pow10(digits), 10)})
 		}
 		return rs

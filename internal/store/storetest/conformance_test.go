@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/sqlstore"
 	"github.com/folio-server/folio/internal/store/storetest"
 )
 
@@ -407,6 +408,35 @@ func TestFreeSlug(t *testing.T) {
 			t.Fatalf("cross: %q in %d queries, want %q in 1", got, queries, want)
 		}
 		add(got, "post", "publish", 0)
+	}
+	// The query reads the next length too only when what is left of the
+	// hint's length fits in one read (the 2 to 9 above, cross-36 to
+	// cross-99): from cross-102 it reads the three-digit ones alone.
+	planner, ok := db.(interface {
+		Plans(context.Context, func(context.Context) error) ([]sqlstore.Plan, error)
+	})
+	if !ok {
+		t.Fatalf("%T records no plans", db)
+	}
+	lengthsRead := func(base string) int {
+		t.Helper()
+		plans, err := planner.Plans(ctx, func(ctx context.Context) error {
+			return db.Tx(ctx, func(tx store.Store) error {
+				_, err := tx.FreeSlug(ctx, base, post, -1, 0, false)
+				return err
+			})
+		})
+		if err != nil || len(plans) != 1 {
+			t.Fatalf("%s: %d queries, %v", base, len(plans), err)
+		}
+		return strings.Count(plans[0].SQL, "length(slug) =")
+	}
+	if n := lengthsRead("cross"); n != 1 {
+		t.Errorf("cross-102: the query reads %d lengths, want 1", n)
+	}
+	add("lone", "post", "publish", 0)
+	if n := lengthsRead("lone"); n != 2 {
+		t.Errorf("lone-2: the query reads %d lengths, want 2 (2 to 9 and 10 to 99)", n)
 	}
 	// A new post takes it; the next one reads on from there (one query),
 	// and an update or delete of a post makes it read from the start

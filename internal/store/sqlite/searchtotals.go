@@ -163,6 +163,17 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 		}
 		wait.Stop()
 	}
+	if c.counts != nil { // a slot before a connection (sqlstore.Gate)
+		leave, err := c.counts.Enter(ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer leave()
+		// Kept while this waited?
+		if n, ok, err := c.keptTotal(ctx, key); err != nil || ok {
+			return n, err
+		}
+	}
 	tx, err := c.Snapshot(ctx)
 	if err != nil {
 		return 0, err

@@ -485,7 +485,12 @@ type conns struct {
 	wstmts *writeStmts
 	// group batches the write transactions (group commit).
 	group *group
+	// counts is the store's gate of search counts (SearchTotal).
+	counts *sqlstore.Gate
 }
+
+// SetSearchCountGate implements sqlstore.SearchCountGater.
+func (c *conns) SetSearchCountGate(g *sqlstore.Gate) { c.counts = g }
 
 // Reader returns the reader pool.
 func (c *conns) Reader() sqlstore.Conn { return readConn{c} }

@@ -362,6 +362,13 @@ func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
 	if n, ok, err := o.countSearch(ctx, &q); ok {
 		return n, err
 	}
+	if strings.TrimSpace(q.Search) != "" && o.tx == nil { // a write transaction waits for nothing
+		leave, err := o.db.searchCounts.Enter(ctx)
+		if err != nil {
+			return 0, o.db.fail("count posts", err)
+		}
+		defer leave()
+	}
 	a := &Args{}
 	// A count visits each post of the terms it filters on, not each post
 	// of the type.

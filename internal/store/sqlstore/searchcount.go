@@ -130,6 +130,13 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 	protected := `SELECT COUNT(*) FROM ` + sc.ProtectedPosts() + c.where()
 	st, keeps := o.db.c.(SearchTotals)
 	if !keeps || o.tx != nil {
+		if o.tx == nil { // a write transaction waits for nothing
+			leave, err := o.db.searchCounts.Enter(ctx)
+			if err != nil {
+				return 0, true, o.db.fail("count posts", err)
+			}
+			defer leave()
+		}
 		query := `SELECT (` + sc.SearchCount(a, words, kinds) + `) + (` + protected + `)`
 		if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&n); err != nil {
 			return 0, true, o.db.fail("count posts", err)

@@ -92,6 +92,17 @@ type DB struct {
 	substringWindow, substringShare int
 	// slugHints are where FreeSlug starts reading a base's suffixes.
 	slugHints slugHints
+	// searchCounts lets SearchCountSlots counts of searches run at once
+	// (gate.go); Conns that count searches themselves (SearchTotals) are
+	// handed it (SearchCountGater).
+	searchCounts *Gate
+}
+
+// SearchCountGater is Conns that count searches themselves
+// (SearchTotals): New hands them the store's gate of search counts, for
+// a count to wait for a slot before it takes a connection.
+type SearchCountGater interface {
+	SetSearchCountGate(g *Gate)
 }
 
 // SetSearchPlans sets the numbers of matches up to which a search page
@@ -121,8 +132,20 @@ func New(d Dialect, c Conns) *DB {
 	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, relevanceRanked: relevanceRanked,
 		substringWindow: shortSearchRows, substringShare: seekShare}
 	db.ops = ops{db: db}
+	db.searchCounts = NewGate(SearchCountSlots())
+	if g, ok := c.(SearchCountGater); ok {
+		g.SetSearchCountGate(db.searchCounts)
+	}
 	return db
 }
+
+// SetSearchCountSlots sets how many counts of searches run at once
+// (SearchCountSlots by default).
+func (db *DB) SetSearchCountSlots(n int) { db.searchCounts.SetLimit(n) }
+
+// SearchCountPeak returns the most counts of searches that have run at
+// once, for tests.
+func (db *DB) SearchCountPeak() int { return db.searchCounts.Peak() }
 
 // Statements returns how many SQL statements (queries and executions, not
 // BEGIN, COMMIT or locks) the store has run since New.

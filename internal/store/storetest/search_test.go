@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -677,4 +678,55 @@ func inDateOrder(ps []*store.Post, order string) []*store.Post {
 		return c
 	})
 	return sorted
+}
+
+// TestSearchCountsTakeTurns: the totals of searches counted at once by
+// many clients are counted a few at a time (sqlstore.Gate), and each is
+// still the number of posts its list has.
+func TestSearchCountsTakeTurns(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	gated, ok := db.(interface {
+		SetSearchCountSlots(n int)
+		SearchCountPeak() int
+	})
+	if !ok {
+		t.Fatalf("%T has no gate of search counts", db)
+	}
+	ctx := context.Background()
+	seedSearchCorpus(t, db)
+	public := &store.Visibility{Public: []string{"publish"}}
+	searches := []string{"garden", "coffee", "tulips", "gard", "strong", "version", "prune", "known", "curly", "garden tomatoes"}
+	run := func(slots int) {
+		t.Helper()
+		gated.SetSearchCountSlots(slots)
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range 6 {
+					q := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: public,
+						Search: searches[(i+j)%len(searches)]}
+					list, err := db.ListPosts(ctx, q)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if n, err := db.CountPosts(ctx, q); err != nil || n != int64(len(list)) {
+						t.Errorf("search %q: total %d (%v), list %v", q.Search, n, err, ids(list))
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	run(1)
+	if p := gated.SearchCountPeak(); p != 1 {
+		t.Fatalf("one slot: %d search counts ran at once, want 1", p)
+	}
+	run(3)
+	if p := gated.SearchCountPeak(); p > 3 {
+		t.Fatalf("three slots: %d search counts ran at once", p)
+	}
 }

@@ -242,14 +242,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			MaxRequests: opts.MaxRequests,
 			NewRequest:  spread(sc.build, nodes),
 		}
-		// A short warm-up, not measured, fills caches and the pool.
+		// A short warm-up, not measured, fills caches and the pool (the
+		// load beside a scenario starts after it).
 		warm := load
 		warm.Duration = min(opts.Duration/10, time.Second)
 		warm.MaxRequests = min(opts.MaxRequests/10+1, 2000)
 		if _, err := warm.Run(ctx); err != nil {
 			return nil, err
 		}
+		stopBeside := runBeside(ctx, sc, opts, nodes)
 		res, err := load.Run(ctx)
+		stopBeside()
 		if err != nil {
 			return nil, err
 		}
@@ -270,6 +273,28 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Hello = m
 	}
 	return rep, nil
+}
+
+// runBeside starts sc's load beside it, if any, on connections of its
+// own; the returned func stops it and waits for its last requests.
+func runBeside(ctx context.Context, sc scenario, opts Options, nodes []*process) (stop func()) {
+	if sc.beside == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	client := NewClient(opts.Connections)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		side := Load{Client: client, Connections: opts.Connections, Duration: opts.Duration + time.Minute,
+			NewRequest: spread(sc.beside, nodes)}
+		_, _ = side.Run(ctx) // ends when the scenario does
+	}()
+	return func() {
+		cancel()
+		<-done
+		client.CloseIdleConnections()
+	}
 }
 
 // spread sends the requests build makes for the first node to every node
@@ -341,6 +366,9 @@ func seed(ctx context.Context, opts Options, where string) (ids []int64, err err
 type scenario struct {
 	name  string
 	build func(ctx context.Context, rng *rand.Rand) (*http.Request, error)
+	// beside, when set, is sent unmeasured by as many more connections
+	// while the scenario runs: the load it is measured beside.
+	beside func(ctx context.Context, rng *rand.Rand) (*http.Request, error)
 }
 
 func get(url string) func(context.Context, *rand.Rand) (*http.Request, error) {
@@ -356,14 +384,14 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 	n := rest.DefaultNames() // the benchmark serves the default mode
 	api := folioURL + n.Prefix + "/" + n.Namespace
 	list := []scenario{
-		{"hello", get(helloURL + "/")},
-		{"GET /posts", get(api + "/posts")},
-		{"GET /posts?_embed", get(api + "/posts?_embed")},
-		{"GET /posts?per_page=100", get(api + "/posts?per_page=100")},
-		{"GET /posts?_fields=id,title,link", get(api + "/posts?_fields=id,title,link")},
+		{name: "hello", build: get(helloURL + "/")},
+		{name: "GET /posts", build: get(api + "/posts")},
+		{name: "GET /posts?_embed", build: get(api + "/posts?_embed")},
+		{name: "GET /posts?per_page=100", build: get(api + "/posts?per_page=100")},
+		{name: "GET /posts?_fields=id,title,link", build: get(api + "/posts?_fields=id,title,link")},
 	}
 	if len(ids) > 0 {
-		list = append(list, scenario{"GET /posts/<id>", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		list = append(list, scenario{name: "GET /posts/<id>", build: func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 			id := ids[rng.IntN(len(ids))]
 			return http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/posts/%d", api, id), nil)
 		}})
@@ -373,29 +401,35 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 			return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts?search="+url.QueryEscape(terms(rng)), nil)
 		}
 	}
+	// Two words of the seeded text: most posts have both, and each
+	// search counts its total afresh.
+	twoWords := search(func(rng *rand.Rand) string {
+		return words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+	})
 	list = append(list,
 		// A word of the seeded text: most posts have it.
-		scenario{"GET /posts?search=<common word>", search(func(rng *rand.Rand) string {
+		scenario{name: "GET /posts?search=<common word>", build: search(func(rng *rand.Rand) string {
 			return words[rng.IntN(len(words))]
 		})},
 		// A word in no post, new every request, so that no cache answers.
-		scenario{"GET /posts?search=<rare word>", search(func(rng *rand.Rand) string {
+		scenario{name: "GET /posts?search=<rare word>", build: search(func(rng *rand.Rand) string {
 			b := []byte("zq")
 			for range 8 {
 				b = append(b, byte('a'+rng.IntN(26)))
 			}
 			return string(b)
 		})},
-		scenario{"GET /posts?search=<two words>", search(func(rng *rand.Rand) string {
-			return words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
-		})},
+		scenario{name: "GET /posts?search=<two words>", build: twoWords},
 		// The best of the newest matches first (docs/search.md).
-		scenario{"GET /posts?search=<two words>&orderby=relevance", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		scenario{name: "GET /posts?search=<two words>&orderby=relevance", build: func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 			terms := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
 			return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts?orderby=relevance&search="+url.QueryEscape(terms), nil)
 		}},
+		// What costly searches from many clients leave to everyone else
+		// (the searches' counts take turns: docs/search.md).
+		scenario{name: "GET /posts beside two-word searches", build: get(api + "/posts"), beside: twoWords},
 		// A page in the second half of the seeded posts.
-		scenario{"GET /posts?page=<deep>", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+		scenario{name: "GET /posts?page=<deep>", build: func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 			pages := len(ids) / 10
 			page := 1
 			if pages >= 2 {
@@ -410,16 +444,16 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 	create := func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 		return newCreate(ctx, rng, Title(rng))
 	}
-	list = append(list, scenario{"POST /posts", create})
+	list = append(list, scenario{name: "POST /posts", build: create})
 	// Scripts and imports make many posts with one title: each takes the
 	// next free slug suffix.
-	list = append(list, scenario{"POST /posts (same title)", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+	list = append(list, scenario{name: "POST /posts (same title)", build: func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 		return newCreate(ctx, rng, "Same Title")
 	}})
-	list = append(list, scenario{"mixed (95% reads, 5% creates)", mixed(api, ids, create)})
+	list = append(list, scenario{name: "mixed (95% reads, 5% creates)", build: mixed(api, ids, create)})
 	// Every measured GET follows a create (not measured), so its total
 	// cannot come from a count cached before the write.
-	list = append(list, scenario{"GET /posts after a write", func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
+	list = append(list, scenario{name: "GET /posts after a write", build: func(ctx context.Context, rng *rand.Rand) (*http.Request, error) {
 		req, err := create(ctx, rng)
 		if err != nil {
 			return nil, err

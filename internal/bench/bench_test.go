@@ -235,6 +235,7 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		{"GET /posts?search=<rare word>", "GET", "/api/svc/v2/posts?search=zq"},
 		{"GET /posts?search=<two words>", "GET", "/api/svc/v2/posts?search="},
 		{"GET /posts?search=<two words>&orderby=relevance", "GET", "/api/svc/v2/posts?orderby=relevance&search="},
+		{"GET /posts beside two-word searches", "GET", "/api/svc/v2/posts"}, // and TestBesideLoad
 		{"GET /posts?page=<deep>", "GET", "/api/svc/v2/posts?page="},
 		{"POST /posts", "POST", "/api/svc/v2/posts"},
 		{"POST /posts (same title)", "POST", "/api/svc/v2/posts"},
@@ -273,6 +274,17 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		exact := !strings.Contains(w.name, "<")
 		if got.method != w.method || !strings.HasPrefix(got.uri, w.uri) || (exact && got.uri != w.uri) {
 			t.Errorf("%s sent %s %s, want %s %s", w.name, got.method, got.uri, w.method, w.uri)
+		}
+		if beside := scs[i].beside; (beside != nil) != (w.name == "GET /posts beside two-word searches") {
+			t.Errorf("%s: load beside it %v", w.name, beside != nil)
+		} else if beside != nil {
+			req, err := beside(context.Background(), rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := req.URL.Query().Get("search"); req.URL.Path != "/api/svc/v2/posts" || len(strings.Fields(q)) != 2 {
+				t.Errorf("%s: beside it %s, want a search of two words", w.name, req.URL)
+			}
 		}
 		if w.name == "GET /posts?page=<deep>" {
 			var page int
@@ -614,5 +626,40 @@ func TestOnlySelectsScenarios(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("--only %q runs %q, want %q", tt.only, got, tt.want)
 		}
+	}
+}
+
+// TestBesideLoad: a scenario's load beside it runs on connections of its
+// own until the scenario stops it, and no new request follows the stop.
+func TestBesideLoad(t *testing.T) {
+	t.Parallel()
+	var side atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/side" {
+			side.Add(1)
+		}
+	}))
+	defer srv.Close()
+	sc := scenario{name: "measured", build: get(srv.URL + "/measured"), beside: get(srv.URL + "/side")}
+	stop := runBeside(context.Background(), sc, Options{Connections: 2, Duration: time.Second}, nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for side.Load() < 20 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	n := side.Load()
+	if n < 20 {
+		t.Fatalf("%d requests beside the scenario, want a steady load", n)
+	}
+	// A request a connection had sent as it stopped may still reach the
+	// server; nothing more.
+	time.Sleep(50 * time.Millisecond)
+	settled := side.Load()
+	time.Sleep(100 * time.Millisecond)
+	if after := side.Load(); settled-n > 2 || after != settled {
+		t.Fatalf("requests beside the scenario after it stopped: %d, then %d more", settled-n, after-settled)
+	}
+	if stop := runBeside(context.Background(), scenario{name: "alone", build: sc.build}, Options{Connections: 2}, nil); stop == nil {
+		t.Fatal("no stop for a scenario without a load beside it")
 	}
 }

@@ -58,6 +58,17 @@ const searchTotalsHistory = 16
 // catching up: a bulk load's batches are not kept.
 const searchTotalsHistoryDocs = 256
 
+// keepFromCount is the count of a search from which it is kept: a search
+// asked once, as the words of a crawler or of random queries are, does
+// not push out the ones asked again and again (an LRU of 256 searches
+// alone was emptied of every common word by a few hundred random pairs of
+// words, and each of those words cost its count again).
+const keepFromCount = 2
+
+// maxSearchesSeen bounds the searches counted once that are remembered
+// (searchTotals.seen), in two generations of half as many.
+const maxSearchesSeen = 4096
+
 // announcedWait is how long a reader waits for the search another reader
 // counts to be kept before counting it too.
 const announcedWait = 2 * time.Second
@@ -105,9 +116,13 @@ type searchTotals struct {
 	announced map[string]*announcedTotal
 	history   []historyBatch
 	// max is how many searches are kept (maxSearchTotals), from is
-	// keepTotalsFrom.
-	max  int
-	from int64
+	// keepTotalsFrom, asked is keepFromCount.
+	max   int
+	from  int64
+	asked int
+	// seen and seenBefore are the searches counted lately and not kept
+	// (the last two generations of maxSearchesSeen/2), for keepFromCount.
+	seen, seenBefore map[string]bool
 
 	// open is what the open batch changes, applied once it commits.
 	open *totalsChange
@@ -126,7 +141,26 @@ type totalsChange struct {
 }
 
 func newSearchTotals() *searchTotals {
-	return &searchTotals{version: -1, max: maxSearchTotals, from: keepTotalsFrom, used: map[string]time.Time{}, announced: map[string]*announcedTotal{}}
+	return &searchTotals{version: -1, max: maxSearchTotals, from: keepTotalsFrom, asked: keepFromCount,
+		used: map[string]time.Time{}, announced: map[string]*announcedTotal{}, seen: map[string]bool{}}
+}
+
+// askedAgain notes that key is counted and reports whether it may be
+// kept: from its keepFromCount-th count among the searches seen lately.
+func (t *searchTotals) askedAgain(key string) bool {
+	if t.asked <= 1 {
+		return true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.seen[key] || t.seenBefore[key] {
+		return true
+	}
+	if len(t.seen) >= maxSearchesSeen/2 {
+		t.seenBefore, t.seen = t.seen, map[string]bool{}
+	}
+	t.seen[key] = true
+	return false
 }
 
 // totalKey is a search's key in search_totals.
@@ -183,7 +217,10 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 	if err := scanOne(ctx, tx, `SELECT n FROM search_totals WHERE key = ''`, &version); err != nil {
 		return 0, err
 	}
-	a := t.announce(key, words, kinds, version)
+	var a *announcedTotal
+	if t.askedAgain(key) {
+		a = t.announce(key, words, kinds, version)
+	}
 	n, err := count(ctx, tx)
 	if a == nil {
 		return n, err

@@ -12,11 +12,12 @@ import (
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
-// newTotalsDB is newDB keeping every counted search.
+// newTotalsDB is newDB keeping every counted search from its first count.
 func newTotalsDB(t *testing.T) *DB {
 	t.Helper()
 	db := newDB(t)
 	db.c.group.totals.from = 0
+	db.c.group.totals.asked = 1
 	return db
 }
 
@@ -369,8 +370,9 @@ func TestSearchPagesFromAKeptTotal(t *testing.T) {
 	}
 }
 
-// TestSearchTotalsKeepOnlyLargeTotals: a search of few matches is
-// counted each time, not kept (nor written).
+// TestSearchTotalsKeepOnlyLargeTotals: a search of many matches is kept
+// from its second count; one of few matches is counted each time, not
+// kept (nor written).
 func TestSearchTotalsKeepOnlyLargeTotals(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
@@ -380,13 +382,62 @@ func TestSearchTotalsKeepOnlyLargeTotals(t *testing.T) {
 	}
 	insertPost(t, db, "Tulips", "<p>roses</p>")
 	batches := db.c.group.stats.Batches.Load()
+	tulips := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "tulips"}
 	checkTotal(t, db, "garden", gardenSearch, 4)
-	checkTotal(t, db, "tulips", store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "tulips"}, 1)
+	checkTotal(t, db, "tulips", tulips, 1)
+	if kept := keptTotals(t, db); len(kept) != 0 {
+		t.Fatalf("kept %v after one count of each, want none (keepFromCount)", kept)
+	}
+	checkTotal(t, db, "garden again", gardenSearch, 4)
+	checkTotal(t, db, "tulips again", tulips, 1)
 	kept := keptTotals(t, db)
 	if len(kept) != 1 || kept[gardenKey()] != 4 {
 		t.Fatalf("kept %v, want garden's 4 alone", kept)
 	}
 	if got := db.c.group.stats.Batches.Load() - batches; got != 1 {
 		t.Errorf("%d batches for two counts, want 1 (keeping garden)", got)
+	}
+}
+
+// TestSearchTotalsKeepSearchesAskedAgain: searches asked once each, however
+// many, do not push out a kept search, and are not kept themselves.
+func TestSearchTotalsKeepSearchesAskedAgain(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	db.c.group.totals.from = 0
+	db.c.group.totals.max = 3
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
+	for _, w := range words {
+		insertPost(t, db, w, "<p>common</p>")
+	}
+	q := func(w string) store.PostQuery {
+		return store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: w}
+	}
+	checkTotal(t, db, "common", q("common"), 10)
+	checkTotal(t, db, "common again", q("common"), 10)
+	kinds := []string{sqlstore.SearchKindMark("post", "publish")}
+	common := totalKey([]string{"common"}, kinds)
+	if kept := keptTotals(t, db); len(kept) != 1 || kept[common] != 10 {
+		t.Fatalf("kept %v, want common's 10 alone", kept)
+	}
+	for _, w := range words {
+		checkTotal(t, db, w, q(w), 1)
+	}
+	if kept := keptTotals(t, db); len(kept) != 1 || kept[common] != 10 {
+		t.Fatalf("after searches asked once: kept %v, want common's 10 alone", kept)
+	}
+	// A second count keeps them, the least recently read (common) making
+	// room.
+	for _, w := range words[:3] {
+		checkTotal(t, db, w+" again", q(w), 1)
+	}
+	kept := keptTotals(t, db)
+	if len(kept) != 3 {
+		t.Errorf("kept %v, want 3", kept)
+	}
+	for _, w := range words[:3] {
+		if kept[totalKey([]string{w}, kinds)] != 1 {
+			t.Errorf("%s asked twice: not kept (%v)", w, kept)
+		}
 	}
 }

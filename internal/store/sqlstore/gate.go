@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -20,61 +21,84 @@ import (
 // half its CPUs, at least one.
 func SearchCountSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
-// Gate bounds how many costly reads run at once.
+// Gate bounds how many costly reads run at once. Waiters enter in the
+// order they came (a slot that frees goes to the longest waiting), so a
+// queue of costly reads drains without starving any of them.
 type Gate struct {
 	mu           sync.Mutex
 	limit, inUse int
-	// freed is closed (and replaced) whenever a slot frees or the limit
-	// changes, waking the waiters.
-	freed chan struct{}
+	// waiting are the waiters, first come first; a waiter's channel is
+	// closed when it is handed a slot.
+	waiting []chan struct{}
 	// peak is the most reads that ran at once (Peak).
 	peak int
 }
 
 // NewGate returns a gate letting limit reads run at once.
 func NewGate(limit int) *Gate {
-	return &Gate{limit: max(1, limit), freed: make(chan struct{})}
+	return &Gate{limit: max(1, limit)}
 }
 
 // Enter waits for a slot, or fails with ctx's error when ctx ends first;
 // leave gives the slot back.
 func (g *Gate) Enter(ctx context.Context) (leave func(), err error) {
-	for {
-		g.mu.Lock()
-		if g.inUse < g.limit {
-			g.inUse++
-			g.peak = max(g.peak, g.inUse)
-			g.mu.Unlock()
-			var once sync.Once
-			return func() { once.Do(g.leave) }, nil
-		}
-		freed := g.freed
+	g.mu.Lock()
+	if g.inUse < g.limit && len(g.waiting) == 0 {
+		g.takeLocked()
 		g.mu.Unlock()
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return g.leaver(), nil
 	}
+	ch := make(chan struct{})
+	g.waiting = append(g.waiting, ch)
+	g.mu.Unlock()
+	select {
+	case <-ch:
+		return g.leaver(), nil
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	if i := slices.Index(g.waiting, ch); i >= 0 {
+		g.waiting = slices.Delete(g.waiting, i, i+1)
+		g.mu.Unlock()
+		return nil, ctx.Err()
+	}
+	g.mu.Unlock()
+	g.leave() // handed a slot as ctx ended: give it on
+	return nil, ctx.Err()
+}
+
+func (g *Gate) takeLocked() {
+	g.inUse++
+	g.peak = max(g.peak, g.inUse)
+}
+
+func (g *Gate) leaver() func() {
+	var once sync.Once
+	return func() { once.Do(g.leave) }
 }
 
 func (g *Gate) leave() {
 	g.mu.Lock()
 	g.inUse--
-	g.wakeLocked()
+	g.handLocked()
 	g.mu.Unlock()
 }
 
-func (g *Gate) wakeLocked() {
-	close(g.freed)
-	g.freed = make(chan struct{})
+// handLocked hands the free slots to the first waiters.
+func (g *Gate) handLocked() {
+	for g.inUse < g.limit && len(g.waiting) > 0 {
+		ch := g.waiting[0]
+		g.waiting = g.waiting[1:]
+		g.takeLocked()
+		close(ch)
+	}
 }
 
 // SetLimit changes how many reads run at once (at least one).
 func (g *Gate) SetLimit(limit int) {
 	g.mu.Lock()
 	g.limit = max(1, limit)
-	g.wakeLocked()
+	g.handLocked()
 	g.mu.Unlock()
 }
 

@@ -81,3 +81,37 @@ func TestGateWaiterLeavesWithItsContext(t *testing.T) {
 	}
 	leave()
 }
+
+func TestGateLetsWaitersInInTheirOrder(t *testing.T) {
+	g := NewGate(1)
+	leave, err := g.Enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued := func() int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.waiting)
+	}
+	order := make(chan int, 5)
+	for i := range 5 {
+		go func() {
+			l, err := g.Enter(context.Background())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			order <- i
+			l()
+		}()
+		for queued() != i+1 { // the next waiter comes after this one
+			time.Sleep(time.Millisecond)
+		}
+	}
+	leave()
+	for want := range 5 {
+		if got := <-order; got != want {
+			t.Fatalf("waiter %d entered in place %d", got, want)
+		}
+	}
+}

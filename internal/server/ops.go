@@ -22,6 +22,7 @@ import (
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/sqlite"
+	"github.com/folio-server/folio/internal/store/sqlstore"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -370,6 +371,19 @@ func (s *Server) registerMetrics(rs *rest.Server) error {
 	}
 	if db, ok := s.store.(*sqlite.DB); ok {
 		cs = append(cs, metrics.GroupCommitCollector(func() metrics.GroupCommitStats { return groupCommitStats(db) }))
+	}
+	if db, ok := s.store.(interface{ SearchCountStats() sqlstore.GateStats }); ok {
+		cs = append(cs,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: metrics.Namespace, Name: "search_counts_running",
+				Help: "Totals of searches being counted now (at most half the CPUs' worth at once)."},
+				func() float64 { return float64(db.SearchCountStats().Running) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: metrics.Namespace, Name: "search_counts_waiting",
+				Help: "Totals of searches waiting for their turn to be counted."},
+				func() float64 { return float64(db.SearchCountStats().Waiting) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: metrics.Namespace, Name: "search_count_waits_total",
+				Help: "Totals of searches that had to wait for their turn to be counted."},
+				func() float64 { return float64(db.SearchCountStats().Waited) }),
+		)
 	}
 	capacity := s.cfg.Media.ImageWorkers + s.cfg.Media.ImageQueueLen()
 	cs = append(cs,

@@ -30,8 +30,18 @@ type Gate struct {
 	// waiting are the waiters, first come first; a waiter's channel is
 	// closed when it is handed a slot.
 	waiting []chan struct{}
-	// peak is the most reads that ran at once (Peak).
-	peak int
+	// peak is the most reads that ran at once (Peak); waited counts the
+	// reads that had to wait.
+	peak   int
+	waited int64
+}
+
+// GateStats is what a gate holds now and has held.
+type GateStats struct {
+	// Running and Waiting are the reads in and waiting now; Waited is
+	// how many had to wait so far.
+	Running, Waiting int
+	Waited           int64
 }
 
 // NewGate returns a gate letting limit reads run at once.
@@ -50,6 +60,7 @@ func (g *Gate) Enter(ctx context.Context) (leave func(), err error) {
 	}
 	ch := make(chan struct{})
 	g.waiting = append(g.waiting, ch)
+	g.waited++
 	g.mu.Unlock()
 	select {
 	case <-ch:
@@ -107,4 +118,11 @@ func (g *Gate) Peak() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.peak
+}
+
+// Stats returns what the gate holds now and has held.
+func (g *Gate) Stats() GateStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return GateStats{Running: g.inUse, Waiting: len(g.waiting), Waited: g.waited}
 }

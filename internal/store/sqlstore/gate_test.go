@@ -70,6 +70,9 @@ func TestGateWaiterLeavesWithItsContext(t *testing.T) {
 		t.Fatalf("entered a full gate: %v", err)
 	case <-time.After(20 * time.Millisecond):
 	}
+	if st := g.Stats(); st != (GateStats{Running: 1, Waiting: 1, Waited: 2}) {
+		t.Fatalf("stats %+v, want one running, one waiting, two that waited", st)
+	}
 	g.SetLimit(2)
 	select {
 	case err := <-entered:

@@ -147,6 +147,10 @@ func (db *DB) SetSearchCountSlots(n int) { db.searchCounts.SetLimit(n) }
 // once, for tests.
 func (db *DB) SearchCountPeak() int { return db.searchCounts.Peak() }
 
+// SearchCountStats returns the counts of searches running and waiting now,
+// and how many have waited (the metrics).
+func (db *DB) SearchCountStats() GateStats { return db.searchCounts.Stats() }
+
 // Statements returns how many SQL statements (queries and executions, not
 // BEGIN, COMMIT or locks) the store has run since New.
 func (db *DB) Statements() int64 { return db.stmts.Load() }

@@ -197,9 +197,10 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 		}
 		wait.Stop()
 	}
+	leave := func() {}
 	if c.counts != nil { // a slot before a connection (sqlstore.Gate)
-		leave, err := c.counts.Enter(ctx)
-		if err != nil {
+		var err error
+		if leave, err = c.counts.Enter(ctx); err != nil {
 			return 0, err
 		}
 		defer leave()
@@ -232,7 +233,10 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 	if !t.counted(a, n) {
 		return n, nil
 	}
-	// A write transaction of nothing: its batch keeps the search.
+	// A write transaction of nothing: its batch keeps the search. The
+	// count is done: its slot goes to the next one meanwhile.
+	_ = tx.Rollback(ctx)
+	leave()
 	if m, err := c.group.begin(ctx); err == nil {
 		_ = m.Commit(ctx)
 	}

@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"context"
 	"runtime"
-	"slices"
 	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Search counts take turns. The total of a search the store does not keep
@@ -21,19 +23,18 @@ import (
 // half its CPUs, at least one.
 func SearchCountSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
-// Gate bounds how many costly reads run at once. Waiters enter in the
-// order they came (a slot that frees goes to the longest waiting), so a
-// queue of costly reads drains without starving any of them.
+// Gate bounds how many costly reads run at once: a weighted semaphore
+// (golang.org/x/sync/semaphore, first come first served: a slot that
+// frees goes to the longest waiting, so a queue of costly reads drains
+// without starving any of them) that also counts what it holds, for the
+// metrics.
 type Gate struct {
-	mu           sync.Mutex
-	limit, inUse int
-	// waiting are the waiters, first come first; a waiter's channel is
-	// closed when it is handed a slot.
-	waiting []chan struct{}
-	// peak is the most reads that ran at once (Peak); waited counts the
-	// reads that had to wait.
-	peak   int
-	waited int64
+	sem atomic.Pointer[semaphore.Weighted]
+	mu  sync.Mutex
+	// running and waiting are the reads in and waiting now, peak the most
+	// that ran at once, waited how many had to wait.
+	running, waiting, peak int
+	waited                 int64
 }
 
 // GateStats is what a gate holds now and has held.
@@ -46,71 +47,46 @@ type GateStats struct {
 
 // NewGate returns a gate letting limit reads run at once.
 func NewGate(limit int) *Gate {
-	return &Gate{limit: max(1, limit)}
+	g := &Gate{}
+	g.SetLimit(limit)
+	return g
 }
 
 // Enter waits for a slot, or fails with ctx's error when ctx ends first;
-// leave gives the slot back.
+// leave gives the slot back (once, however often it is called).
 func (g *Gate) Enter(ctx context.Context) (leave func(), err error) {
-	g.mu.Lock()
-	if g.inUse < g.limit && len(g.waiting) == 0 {
-		g.takeLocked()
-		g.mu.Unlock()
-		return g.leaver(), nil
+	sem := g.sem.Load()
+	if !sem.TryAcquire(1) {
+		g.count(0, 1, 1)
+		err := sem.Acquire(ctx, 1)
+		g.count(0, -1, 0)
+		if err != nil {
+			return nil, err
+		}
 	}
-	ch := make(chan struct{})
-	g.waiting = append(g.waiting, ch)
-	g.waited++
-	g.mu.Unlock()
-	select {
-	case <-ch:
-		return g.leaver(), nil
-	case <-ctx.Done():
-	}
-	g.mu.Lock()
-	if i := slices.Index(g.waiting, ch); i >= 0 {
-		g.waiting = slices.Delete(g.waiting, i, i+1)
-		g.mu.Unlock()
-		return nil, ctx.Err()
-	}
-	g.mu.Unlock()
-	g.leave() // handed a slot as ctx ended: give it on
-	return nil, ctx.Err()
-}
-
-func (g *Gate) takeLocked() {
-	g.inUse++
-	g.peak = max(g.peak, g.inUse)
-}
-
-func (g *Gate) leaver() func() {
+	g.count(1, 0, 0)
 	var once sync.Once
-	return func() { once.Do(g.leave) }
+	return func() {
+		once.Do(func() {
+			g.count(-1, 0, 0)
+			sem.Release(1)
+		})
+	}, nil
 }
 
-func (g *Gate) leave() {
+func (g *Gate) count(running, waiting int, waited int64) {
 	g.mu.Lock()
-	g.inUse--
-	g.handLocked()
+	g.running += running
+	g.waiting += waiting
+	g.waited += waited
+	g.peak = max(g.peak, g.running)
 	g.mu.Unlock()
 }
 
-// handLocked hands the free slots to the first waiters.
-func (g *Gate) handLocked() {
-	for g.inUse < g.limit && len(g.waiting) > 0 {
-		ch := g.waiting[0]
-		g.waiting = g.waiting[1:]
-		g.takeLocked()
-		close(ch)
-	}
-}
-
-// SetLimit changes how many reads run at once (at least one).
+// SetLimit sets how many reads run at once (at least one), from the next
+// one to enter on; those already in or waiting keep the limit they met.
 func (g *Gate) SetLimit(limit int) {
-	g.mu.Lock()
-	g.limit = max(1, limit)
-	g.handLocked()
-	g.mu.Unlock()
+	g.sem.Store(semaphore.NewWeighted(int64(max(1, limit))))
 }
 
 // Peak returns the most reads that have run at once.
@@ -124,5 +100,5 @@ func (g *Gate) Peak() int {
 func (g *Gate) Stats() GateStats {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return GateStats{Running: g.inUse, Waiting: len(g.waiting), Waited: g.waited}
+	return GateStats{Running: g.running, Waiting: g.waiting, Waited: g.waited}
 }

@@ -56,7 +56,7 @@ func TestGateWaiterLeavesWithItsContext(t *testing.T) {
 	if _, err := g.Enter(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a waiter whose context ended: %v, want the deadline", err)
 	}
-	// A wider gate lets a waiter in at once.
+	// A waiter enters once the slot is left.
 	entered := make(chan error, 1)
 	go func() {
 		l, err := g.Enter(context.Background())
@@ -73,16 +73,27 @@ func TestGateWaiterLeavesWithItsContext(t *testing.T) {
 	if st := g.Stats(); st != (GateStats{Running: 1, Waiting: 1, Waited: 2}) {
 		t.Fatalf("stats %+v, want one running, one waiting, two that waited", st)
 	}
-	g.SetLimit(2)
+	leave()
 	select {
 	case err := <-entered:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("a waiter stayed out after the gate widened")
+		t.Fatal("a waiter stayed out after the slot was left")
 	}
-	leave()
+	// A wider gate lets more in at once.
+	g.SetLimit(2)
+	l1, err1 := g.Enter(context.Background())
+	l2, err2 := g.Enter(context.Background())
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if st := g.Stats(); st.Running != 2 || st.Waiting != 0 {
+		t.Fatalf("stats %+v, want two running", st)
+	}
+	l1()
+	l2()
 }
 
 func TestGateLetsWaitersInInTheirOrder(t *testing.T) {
@@ -94,7 +105,7 @@ func TestGateLetsWaitersInInTheirOrder(t *testing.T) {
 	queued := func() int {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return len(g.waiting)
+		return g.waiting
 	}
 	order := make(chan int, 5)
 	for i := range 5 {
@@ -110,6 +121,7 @@ func TestGateLetsWaitersInInTheirOrder(t *testing.T) {
 		for queued() != i+1 { // the next waiter comes after this one
 			time.Sleep(time.Millisecond)
 		}
+		time.Sleep(5 * time.Millisecond) // counted just before it queues
 	}
 	leave()
 	for want := range 5 {

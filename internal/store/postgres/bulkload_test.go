@@ -89,3 +89,62 @@ func TestPostContentIsCompressedWithLZ4(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleInsertsIndexedFromGo: a post inserted with a reserved id
+// (every create) whose text the database splits as Go does (ASCII, with
+// curly quotes, dashes and no-break spaces) comes with its post_search
+// row, written by the insert itself from Go's words, exactly the row
+// folio_search_vector gives; with the index trigger off, a post with
+// other letters has none (the trigger indexes it), and with the trigger
+// on it has its row.
+func TestSingleInsertsIndexedFromGo(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	insert := func(title, content string) int64 {
+		t.Helper()
+		id, err := db.ReservePostID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &store.Post{ID: id, Type: "post", Status: "publish", Title: title, Content: content, Slug: fmt.Sprintf("p%d", id)}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	row := func(id int64) (has, exact bool) {
+		t.Helper()
+		err := db.Pool().QueryRow(ctx, `SELECT s.post_id IS NOT NULL, s.words IS NOT DISTINCT FROM folio_search_vector(p.title, p.excerpt, p.content)
+			FROM posts p LEFT JOIN post_search s ON s.post_id = p.id WHERE p.id = $1`, id).Scan(&has, &exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return has, exact
+	}
+	if _, err := db.Pool().Exec(ctx, `ALTER TABLE posts DISABLE TRIGGER posts_search_insert`); err != nil {
+		t.Fatal(err)
+	}
+	alike := []string{
+		"<p>Plain <em>ASCII</em> Text, 42 words-ish</p>",
+		"“Curly” quotes — dashes… and\u00a0no-break\u2009spaces «guillemets» ©2024 ×3 ½",
+		"a<b c>D <unclosed",
+		"",
+	}
+	for i, c := range alike {
+		id := insert(fmt.Sprintf("Title %d: “Garden”", i), c)
+		if has, exact := row(id); !has || !exact {
+			t.Errorf("%q: post_search row %v, as folio_search_vector gives %v; want both", c, has, exact)
+		}
+	}
+	other := "ÄPFEL und Birnen; ΣΟΦΙΑΣ 東京"
+	if has, _ := row(insert("Title", other)); has {
+		t.Errorf("%q with the trigger off: a post_search row; want none (Go must leave other letters to the database)", other)
+	}
+	if _, err := db.Pool().Exec(ctx, `ALTER TABLE posts ENABLE TRIGGER posts_search_insert`); err != nil {
+		t.Fatal(err)
+	}
+	if has, exact := row(insert("Title", other)); !has || !exact {
+		t.Errorf("%q: post_search row %v, as folio_search_vector gives %v; want both", other, has, exact)
+	}
+}

@@ -302,3 +302,12 @@ func (dialect) PostSearchRow(id int64, words []string) []any {
 	}
 	return []any{id, pgtype.TSVector{Lexemes: lex, Valid: true}}
 }
+
+// PostSearchFirst writes the post's post_search row in a data-modifying
+// WITH before the post (sqlstore.PostSearchLoader): migration 0021's
+// statement trigger, which runs after the whole statement, finds the row
+// there and leaves the post alone.
+func (d dialect) PostSearchFirst(a *sqlstore.Args, id int64, words []string) string {
+	row := d.PostSearchRow(id, words)
+	return `WITH search_row AS (INSERT INTO post_search (post_id, words) VALUES (` + a.Add(row[0]) + `, ` + a.Add(row[1]) + `)) `
+}

@@ -110,22 +110,26 @@ type PostSearchLoader interface {
 	// PostSearchRow returns the index row of post id, whose words
 	// (SearchWords') are words: sorted byte-wise, each once.
 	PostSearchRow(id int64, words []string) []any
+	// PostSearchFirst returns the start of a statement inserting post id
+	// that writes the post's index row (of words, as PostSearchRow's) in
+	// the same statement, before the post, with its parameters added to
+	// a: what goes before the INSERT INTO posts.
+	PostSearchFirst(a *Args, id int64, words []string) string
 }
 
-// asciiWords splits ASCII text as SearchWords does (eachSearchWord), into
-// sets of words (Set), reusing its memory from one set to the next. For
-// ASCII alone, where a letter is a byte and lower case a table, the
-// database splits text as Go does. A word without capitals is a piece of
+// postWords splits text the database splits as Go does (splitAlike) as
+// SearchWords does (eachSearchWord), into sets of words (Set), reusing its
+// memory from one set to the next. A word without capitals is a piece of
 // its text, not a copy, and repeats (most of a post's words) cost a map
 // lookup.
-type asciiWords struct {
+type postWords struct {
 	seen map[string]struct{}
 	out  []string
 }
 
-// Set returns the words of fields, which must be ASCII, sorted byte-wise,
-// each once, in a slice of its own.
-func (a *asciiWords) Set(fields ...string) []string {
+// Set returns the words of fields, which must split alike (splitAlike),
+// sorted byte-wise, each once, in a slice of its own.
+func (a *postWords) Set(fields ...string) []string {
 	if a.seen == nil {
 		a.seen = make(map[string]struct{}, 256)
 	}
@@ -139,23 +143,53 @@ func (a *asciiWords) Set(fields ...string) []string {
 }
 
 // add adds w unless it is there already.
-func (a *asciiWords) add(w string) {
+func (a *postWords) add(w string) {
 	if _, ok := a.seen[w]; !ok {
 		a.seen[w] = struct{}{}
 		a.out = append(a.out, w)
 	}
 }
 
-// asciiOnly reports whether every field is ASCII.
-func asciiOnly(fields ...string) bool {
+// splitAlike reports whether the database splits every field into the
+// words Go does. That holds for ASCII, where a letter is a byte and lower
+// case a table, and for the characters that are neither letters nor
+// digits in any version of Unicode and that lower case leaves alone: the
+// spaces, punctuation and symbols of Latin-1 (the no-break space, «», ©,
+// ×) and of the General Punctuation block (curly quotes, dashes, the
+// ellipsis, thin spaces), which separate words on both sides. Letters
+// beyond ASCII are left to the database, whose Unicode version (ICU's)
+// may differ from Go's.
+func splitAlike(fields ...string) bool {
 	for _, f := range fields {
-		for i := 0; i < len(f); i++ {
-			if f[i] >= utf8.RuneSelf {
+		for i := 0; i < len(f); {
+			c := f[i]
+			if c < utf8.RuneSelf {
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(f[i:])
+			if !separatorEverywhere(r) {
 				return false
 			}
+			i += size
 		}
 	}
 	return true
+}
+
+// separatorEverywhere reports whether r, beyond ASCII, is a character
+// that no version of Unicode makes a letter or a digit (splitAlike).
+func separatorEverywhere(r rune) bool {
+	switch {
+	case r >= 0xA0 && r <= 0xBF:
+		// ª, µ and º are letters.
+		return r != 0xAA && r != 0xB5 && r != 0xBA
+	case r == 0xD7 || r == 0xF7:
+		return true
+	case r >= 0x2000 && r <= 0x206F:
+		return true
+	}
+	return false
 }
 
 // insertPostsWithIDs inserts ps with ids reserved first, one query for all
@@ -163,10 +197,9 @@ func asciiOnly(fields ...string) bool {
 // order of the VALUES), then one COPY where the transaction is a
 // RowCopier, bulkRows to a multi-row INSERT otherwise. Where it copies and
 // the dialect is a PostSearchLoader, the index rows of the posts whose
-// text is ASCII are copied first, split as SearchWords does: for ASCII, lower case
-// and letters and digits are the same in Go and in the database, so the
-// rows are those the trigger would write (asciiWords); the trigger
-// indexes the other posts.
+// text the database splits as Go does (splitAlike) are copied first,
+// split as SearchWords does, so the rows are those the trigger would
+// write (postWords); the trigger indexes the other posts.
 func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.Post) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		a := &Args{}
@@ -188,9 +221,9 @@ func (o ops) insertPostsWithIDs(ctx context.Context, r IDReserver, ps []*store.P
 		c, copies := q.c.(RowCopier)
 		if l, ok := o.db.d.(PostSearchLoader); ok && copies {
 			var rows [][]any
-			var words asciiWords
+			var words postWords
 			for i, p := range ps {
-				if asciiOnly(p.Title, p.Excerpt, p.Content) {
+				if splitAlike(p.Title, p.Excerpt, p.Content) {
 					rows = append(rows, l.PostSearchRow(ids[i], words.Set(p.Title, p.Excerpt, p.Content)))
 				}
 			}

@@ -148,3 +148,35 @@ func TestSingleInsertsIndexedFromGo(t *testing.T) {
 		t.Errorf("%q: post_search row %v, as folio_search_vector gives %v; want both", other, has, exact)
 	}
 }
+
+// TestTermCountUpdatesAreHOT: the update a post's publication makes to
+// its terms' counts changes no index (migration 0025), so PostgreSQL
+// keeps the new version on the row's page (a HOT update) instead of
+// adding an entry to every index of terms and leaving the category's row
+// thousands of dead versions behind under creates.
+func TestTermCountUpdatesAreHOT(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	term := &store.Term{Taxonomy: "category", Name: "Garden", Slug: "garden"}
+	if err := db.InsertTerm(ctx, term); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// The statement sqlstore's term counts run (termCountStmts).
+	if _, err := tx.Exec(ctx, `UPDATE terms SET count = count + $1 WHERE id = ANY($2::bigint[])`, 1, []int64{term.ID}); err != nil {
+		t.Fatal(err)
+	}
+	var updated, hot int64
+	err = tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_updated('terms'::regclass), pg_stat_get_xact_tuples_hot_updated('terms'::regclass)`).Scan(&updated, &hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated != 1 || hot != 1 {
+		t.Errorf("count update: %d rows updated, %d of them HOT; want 1 and 1", updated, hot)
+	}
+}

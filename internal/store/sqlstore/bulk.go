@@ -117,9 +117,10 @@ type PostSearchLoader interface {
 	PostSearchFirst(a *Args, id int64, words []string) string
 }
 
-// postWords splits text the database splits as Go does (splitAlike) as
-// SearchWords does (eachSearchWord), into sets of words (Set), reusing its
-// memory from one set to the next. A word without capitals is a piece of
+// postWords splits a post's fields as SearchWords does (eachSearchWord)
+// into one set of words (Set), reusing its memory from one set to the
+// next; the index rows it makes are the trigger's where the fields split
+// alike in Go and in the database (splitAlike). A word without capitals is a piece of
 // its text, not a copy, and repeats (most of a post's words) cost a map
 // lookup.
 type postWords struct {
@@ -161,17 +162,10 @@ func (a *postWords) add(w string) {
 // may differ from Go's.
 func splitAlike(fields ...string) bool {
 	for _, f := range fields {
-		for i := 0; i < len(f); {
-			c := f[i]
-			if c < utf8.RuneSelf {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(f[i:])
-			if !separatorEverywhere(r) {
+		for _, r := range f { // a byte that is not UTF-8 reads as U+FFFD: not alike
+			if r >= utf8.RuneSelf && !separatorEverywhere(r) {
 				return false
 			}
-			i += size
 		}
 	}
 	return true

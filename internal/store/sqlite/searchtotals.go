@@ -462,6 +462,20 @@ func scanOne(ctx context.Context, q sqlstore.Conn, query string, dest any, args 
 	return rs.Err()
 }
 
+// updateTotals writes a batch's totals, given as a JSON array of [key,
+// total] pairs, all of them kept searches. It is an upsert so that its
+// plan cannot change: an INSERT reads its rows once and finds each row
+// it replaces by key, and only keys already in the table are written (the
+// words and kinds are the row's, never inserted). Joined to json_each in
+// an UPDATE … FROM, the planner, told by the statistics that search_totals
+// is small, scanned the table and read the whole array again for each
+// row, parsing its JSON text each time: 1.6 s of the writer's CPU in 6 s
+// of the mixed scenario at a million posts, with 84 kept searches.
+const updateTotals = `INSERT INTO search_totals (key, words, kinds, n)
+	SELECT value ->> 0, '', '', value ->> 1 FROM json_each(?)
+	WHERE value ->> 0 IN (SELECT key FROM search_totals)
+	ON CONFLICT (key) DO UPDATE SET n = excluded.n`
+
 // before subtracts, from every followed search, the queued posts it
 // matches in the index as it is: those about to be deleted or replaced.
 func (b *totalsBatch) before(ctx context.Context) error {
@@ -517,8 +531,7 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 		if err != nil {
 			return err
 		}
-		if _, err := b.q.Exec(ctx, `UPDATE search_totals SET n = t.value ->> 1
-			FROM json_each(?) t WHERE search_totals.key = t.value ->> 0`, string(list)); err != nil {
+		if _, err := b.q.Exec(ctx, updateTotals, string(list)); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -439,5 +440,61 @@ func TestSearchTotalsKeepSearchesAskedAgain(t *testing.T) {
 		if kept[totalKey([]string{w}, kinds)] != 1 {
 			t.Errorf("%s asked twice: not kept (%v)", w, kept)
 		}
+	}
+}
+
+// TestUpdateTotalsFindsRowsByKey: the statement that writes a batch's
+// kept totals looks each one up by key once the table has been analyzed
+// (Close analyzes it) with a dozen kept searches, as on a site, instead
+// of scanning search_totals and parsing the batch's JSON again for each
+// row.
+func TestUpdateTotalsFindsRowsByKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "folio.db")
+	db := openAt(t, path)
+	for i := range 12 {
+		key := fmt.Sprintf("word%d", i)
+		if _, err := db.c.write.ExecContext(ctx, `INSERT INTO search_totals (key, words, kinds, n) VALUES (?, '[]', '[]', 0)`, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openAt(t, path)
+	var stat string
+	if err := db.c.read.QueryRow(`SELECT stat FROM sqlite_stat1 WHERE tbl = 'search_totals'`).Scan(&stat); err != nil {
+		t.Fatalf("search_totals not analyzed: %v", err)
+	}
+	rows, err := db.c.write.Query(`EXPLAIN QUERY PLAN `+updateTotals, `[["word3",7]]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	got := strings.Join(plan, "\n")
+	if !strings.Contains(got, "SCAN json_each") || strings.Contains(got, "SCAN search_totals") {
+		t.Errorf("plan of updateTotals (statistics %q):\n%s\nwant each total to find its row by key", stat, got)
+	}
+	// A key that is not kept is not written.
+	if _, err := db.c.write.ExecContext(ctx, updateTotals, `[["word3",7],["word5",9],["gone",4]]`); err != nil {
+		t.Fatal(err)
+	}
+	kept := keptTotals(t, db)
+	if kept["word3"] != 7 || kept["word5"] != 9 || kept["word4"] != 0 || len(kept) != 12 {
+		t.Errorf("after updateTotals: %v, want word3 7, word5 9, the others 0, no new row", kept)
+	}
+	var words string
+	if err := db.c.read.QueryRow(`SELECT words FROM search_totals WHERE key = 'word3'`).Scan(&words); err != nil || words != "[]" {
+		t.Errorf("words of word3 = %q (%v), want its own []", words, err)
 	}
 }

@@ -2,10 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,13 +17,13 @@ import (
 
 // Search totals. The total of a search (X-API-Total) counts its matches
 // in the full-text index, and a word in most posts costs its whole list
-// there: over 100 ms at a million posts. search_totals (migration 0023)
-// keeps the totals of the searches counted lately, and the writer keeps
-// them exact: before each batch commits, it works out how many of the
-// queued posts each kept search matched before (asking the index about
-// those posts alone) and matches now (their new documents, checked in
-// Go by the index's rules), and writes the differences in the same
-// transaction. A reader finds a kept total in its own snapshot, so a
+// there: over 100 ms at a million posts. search_totals (migrations 0023
+// and 0025) keeps the totals of the searches counted lately, and the
+// writer keeps them exact: before each batch commits, it works out how
+// many of the queued posts each kept search matched before (asking the
+// index about those posts alone) and matches now (their new documents,
+// checked in Go by the index's rules), and writes the new totals in the
+// same transaction. A reader finds a kept total in its own snapshot, so a
 // total is always that of the snapshot it is read in.
 //
 // A search not kept is counted by the reader that asks for it, on a
@@ -34,6 +36,11 @@ import (
 // announcement is caught up from the documents of the last batches, kept
 // while they only added posts; otherwise the announcement is dropped and
 // the search stays unkept until a later count.
+//
+// The totals are one JSON array, in the row '' beside the version (list):
+// each kept search's row holds its words, its kinds and its place in the
+// array (slot), so that a batch writes one row however many totals it
+// changes.
 //
 // Every process writing the file keeps the totals the same way, and any
 // change to the index or to search_totals moves the version: a writer
@@ -73,10 +80,11 @@ const maxSearchesSeen = 4096
 // counts to be kept before counting it too.
 const announcedWait = 2 * time.Second
 
-// keptTotal is a kept search and its total.
+// keptTotal is a kept search, its total and its place in the list.
 type keptTotal struct {
 	words, kinds []string
 	n            int64
+	slot         int
 }
 
 // announcedTotal is a search a reader is counting.
@@ -135,6 +143,7 @@ type totalsChange struct {
 	n        map[string]int64 // new totals of kept searches
 	adopted  map[*announcedTotal]int64
 	kept     []*announcedTotal // announcements kept, with their totals
+	slots    []int             // the places of kept in the list
 	evicted  []string
 	history  *historyBatch
 	dropHist bool // the batch cannot be replayed
@@ -245,7 +254,7 @@ func (c *conns) SearchTotal(ctx context.Context, words, kinds []string, count fu
 
 // keptTotal reads a kept total.
 func (c *conns) keptTotal(ctx context.Context, key string) (int64, bool, error) {
-	rs, err := c.stmts.query(ctx, `SELECT n FROM search_totals WHERE key = ?`, []any{key})
+	rs, err := c.stmts.query(ctx, keptTotalQuery, []any{key})
 	if err != nil {
 		return 0, false, err
 	}
@@ -253,16 +262,22 @@ func (c *conns) keptTotal(ctx context.Context, key string) (int64, bool, error) 
 	if !rs.Next() {
 		return 0, false, rs.Err()
 	}
-	var n int64
+	var n sql.NullInt64
 	if err := rs.Scan(&n); err != nil {
 		return 0, false, err
+	}
+	if !n.Valid {
+		return 0, false, fmt.Errorf("search_totals %q: no total in the list", key)
 	}
 	t := c.group.totals
 	t.mu.Lock()
 	t.used[key] = time.Now()
 	t.mu.Unlock()
-	return n, true, nil
+	return n.Int64, true, nil
 }
+
+// keptTotalQuery reads a kept search's total from the list.
+const keptTotalQuery = `SELECT v.list ->> t.slot FROM search_totals t, search_totals v WHERE t.key = ? AND v.key = ''`
 
 // announce notes that a reader counts key on a snapshot of version; nil
 // when another reader announced it first.
@@ -427,7 +442,17 @@ func (t *searchTotals) catchUp(a *announcedTotal, cur int64) (int64, bool) {
 }
 
 func loadTotals(ctx context.Context, q sqlTx) (map[string]*keptTotal, error) {
-	rs, err := q.Query(ctx, `SELECT key, words, kinds, n FROM search_totals WHERE key <> ''`)
+	var raw sql.NullString
+	if err := scanOne(ctx, q, `SELECT list FROM search_totals WHERE key = ''`, &raw); err != nil {
+		return nil, err
+	}
+	var list []int64
+	if raw.Valid {
+		if err := json.Unmarshal([]byte(raw.String), &list); err != nil {
+			return nil, fmt.Errorf("search_totals list: %w", err)
+		}
+	}
+	rs, err := q.Query(ctx, `SELECT key, words, kinds, slot FROM search_totals WHERE key <> ''`)
 	if err != nil {
 		return nil, err
 	}
@@ -436,12 +461,16 @@ func loadTotals(ctx context.Context, q sqlTx) (map[string]*keptTotal, error) {
 	for rs.Next() {
 		var key, words, kinds string
 		k := &keptTotal{}
-		if err := rs.Scan(&key, &words, &kinds, &k.n); err != nil {
+		if err := rs.Scan(&key, &words, &kinds, &k.slot); err != nil {
 			return nil, err
 		}
 		if err := errors.Join(json.Unmarshal([]byte(words), &k.words), json.Unmarshal([]byte(kinds), &k.kinds)); err != nil {
 			return nil, fmt.Errorf("search_totals %q: %w", key, err)
 		}
+		if k.slot < 0 || k.slot >= len(list) {
+			return nil, fmt.Errorf("search_totals %q: slot %d of a list of %d", key, k.slot, len(list))
+		}
+		k.n = list[k.slot]
 		kept[key] = k
 	}
 	return kept, rs.Err()
@@ -461,20 +490,6 @@ func scanOne(ctx context.Context, q sqlstore.Conn, query string, dest any, args 
 	}
 	return rs.Err()
 }
-
-// updateTotals writes a batch's totals, given as a JSON array of [key,
-// total] pairs, all of them kept searches. It is an upsert so that its
-// plan cannot change: an INSERT reads its rows once and finds each row
-// it replaces by key, and only keys already in the table are written (the
-// words and kinds are the row's, never inserted). Joined to json_each in
-// an UPDATE … FROM, the planner, told by the statistics that search_totals
-// is small, scanned the table and read the whole array again for each
-// row, parsing its JSON text each time: 1.6 s of the writer's CPU in 6 s
-// of the mixed scenario at a million posts, with 84 kept searches.
-const updateTotals = `INSERT INTO search_totals (key, words, kinds, n)
-	SELECT value ->> 0, '', '', value ->> 1 FROM json_each(?)
-	WHERE value ->> 0 IN (SELECT key FROM search_totals)
-	ON CONFLICT (key) DO UPDATE SET n = excluded.n`
 
 // before subtracts, from every followed search, the queued posts it
 // matches in the index as it is: those about to be deleted or replaced.
@@ -519,20 +534,10 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 	if ch.reload != nil {
 		kept = ch.reload
 	}
-	var totals [][2]any // key, total
 	for _, f := range b.follow {
 		if k := kept[f.key]; f.announced == nil && f.delta != 0 {
 			ch.n[f.key] = k.n + f.delta
-			totals = append(totals, [2]any{f.key, k.n + f.delta})
-		}
-	}
-	if len(totals) > 0 {
-		list, err := json.Marshal(totals)
-		if err != nil {
-			return err
-		}
-		if _, err := b.q.Exec(ctx, updateTotals, string(list)); err != nil {
-			return err
+			changed = true
 		}
 	}
 	t.mu.Lock()
@@ -563,17 +568,6 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 		evict = keys[:min(room, len(keys))]
 	}
 	t.mu.Unlock()
-	for _, a := range keep {
-		total := a.n + a.delta + ch.adopted[a]
-		words, _ := json.Marshal(a.words)
-		kinds, _ := json.Marshal(a.kinds)
-		if _, err := b.q.Exec(ctx, `INSERT OR REPLACE INTO search_totals (key, words, kinds, n) VALUES (?, ?, ?, ?)`,
-			a.key, string(words), string(kinds), total); err != nil {
-			return err
-		}
-		ch.kept = append(ch.kept, a)
-		changed = true
-	}
 	for _, key := range evict {
 		if _, err := b.q.Exec(ctx, `DELETE FROM search_totals WHERE key = ?`, key); err != nil {
 			return err
@@ -581,10 +575,49 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 		changed = true
 	}
 	ch.evicted = evict
+	// The list after the batch: every total, new ones in the places the
+	// evicted and the lowest free ones leave.
+	var list []int64
+	set := func(slot int, n int64) {
+		for len(list) <= slot {
+			list = append(list, 0)
+		}
+		list[slot] = n
+	}
+	taken := map[int]bool{}
+	for key, k := range kept {
+		if slices.Contains(evict, key) {
+			continue
+		}
+		n := k.n
+		if m, ok := ch.n[key]; ok {
+			n = m
+		}
+		set(k.slot, n)
+		taken[k.slot] = true
+	}
+	free := 0
+	for _, a := range keep {
+		for taken[free] {
+			free++
+		}
+		taken[free] = true
+		total := a.n + a.delta + ch.adopted[a]
+		words, _ := json.Marshal(a.words)
+		kinds, _ := json.Marshal(a.kinds)
+		if _, err := b.q.Exec(ctx, `INSERT OR REPLACE INTO search_totals (key, words, kinds, n, slot) VALUES (?, ?, ?, 0, ?)`,
+			a.key, string(words), string(kinds), free); err != nil {
+			return err
+		}
+		set(free, total)
+		ch.kept = append(ch.kept, a)
+		ch.slots = append(ch.slots, free)
+		changed = true
+	}
 	ch.version = b.cur
 	if changed {
 		ch.version = b.cur + 1
-		if _, err := b.q.Exec(ctx, `UPDATE search_totals SET n = ? WHERE key = ''`, ch.version); err != nil {
+		if _, err := b.q.Exec(ctx, `UPDATE search_totals SET n = ?, list = ? WHERE key = ''`, ch.version, totalsList(list)); err != nil {
 			return err
 		}
 		if replayable && len(docs) <= searchTotalsHistoryDocs {
@@ -595,6 +628,19 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 	}
 	t.open = ch
 	return nil
+}
+
+// totalsList is list as the JSON array search_totals keeps.
+func totalsList(list []int64) string {
+	b := make([]byte, 0, 2+8*len(list))
+	b = append(b, '[')
+	for i, n := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, n, 10)
+	}
+	return string(append(b, ']'))
 }
 
 // committed applies the open batch's change.
@@ -623,8 +669,8 @@ func (t *searchTotals) committed() {
 		a.delta += d
 	}
 	now := time.Now()
-	for _, a := range ch.kept {
-		t.kept[a.key] = &keptTotal{words: a.words, kinds: a.kinds, n: a.n + a.delta}
+	for i, a := range ch.kept {
+		t.kept[a.key] = &keptTotal{words: a.words, kinds: a.kinds, n: a.n + a.delta, slot: ch.slots[i]}
 		t.used[a.key] = now
 		if t.announced[a.key] == a {
 			delete(t.announced, a.key)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/migrate"
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
@@ -24,10 +26,12 @@ func newTotalsDB(t *testing.T) *DB {
 
 var gardenSearch = store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "garden"}
 
-// keptTotals returns search_totals' rows other than the version, by key.
+// keptTotals returns the kept totals other than the version, by key, as
+// readers read them (each from its place in the list).
 func keptTotals(t *testing.T, db *DB) map[string]int64 {
 	t.Helper()
-	rs, err := db.c.read.Query(`SELECT key, n FROM search_totals WHERE key <> ''`)
+	rs, err := db.c.read.Query(`SELECT t.key, v.list ->> t.slot FROM search_totals t, search_totals v
+		WHERE t.key <> '' AND v.key = ''`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,58 +447,114 @@ func TestSearchTotalsKeepSearchesAskedAgain(t *testing.T) {
 	}
 }
 
-// TestUpdateTotalsFindsRowsByKey: the statement that writes a batch's
-// kept totals looks each one up by key once the table has been analyzed
-// (Close analyzes it) with a dozen kept searches, as on a site, instead
-// of scanning search_totals and parsing the batch's JSON again for each
-// row.
-func TestUpdateTotalsFindsRowsByKey(t *testing.T) {
+// TestSearchTotalsListMigrated: migration 0025 moves the totals kept by
+// an earlier version (one row each) into the list, each search in a place
+// of its own, and moves the version so that a writer reloads them; they
+// go on being kept exact.
+func TestSearchTotalsListMigrated(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "folio.db")
-	db := openAt(t, path)
-	for i := range 12 {
-		key := fmt.Sprintf("word%d", i)
-		if _, err := db.c.write.ExecContext(ctx, `INSERT INTO search_totals (key, words, kinds, n) VALUES (?, '[]', '[]', 0)`, key); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db = openAt(t, path)
-	var stat string
-	if err := db.c.read.QueryRow(`SELECT stat FROM sqlite_stat1 WHERE tbl = 'search_totals'`).Scan(&stat); err != nil {
-		t.Fatalf("search_totals not analyzed: %v", err)
-	}
-	rows, err := db.c.write.Query(`EXPLAIN QUERY PLAN `+updateTotals, `[["word3",7]]`)
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "folio.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	got := strings.Join(plan, "\n")
-	if !strings.Contains(got, "SCAN json_each") || strings.Contains(got, "SCAN search_totals") {
-		t.Errorf("plan of updateTotals (statistics %q):\n%s\nwant each total to find its row by key", stat, got)
-	}
-	// A key that is not kept is not written.
-	if _, err := db.c.write.ExecContext(ctx, updateTotals, `[["word3",7],["word5",9],["gone",4]]`); err != nil {
+	defer db.Close()
+	full, err := migrationRunner()
+	if err != nil {
 		t.Fatal(err)
 	}
-	kept := keptTotals(t, db)
-	if kept["word3"] != 7 || kept["word5"] != 9 || kept["word4"] != 0 || len(kept) != 12 {
-		t.Errorf("after updateTotals: %v, want word3 7, word5 9, the others 0, no new row", kept)
+	var before []migrate.Migration
+	for _, m := range full.Migrations {
+		if m.Version < 25 {
+			before = append(before, m)
+		}
 	}
-	var words string
-	if err := db.c.read.QueryRow(`SELECT words FROM search_totals WHERE key = 'word3'`).Scan(&words); err != nil || words != "[]" {
-		t.Errorf("words of word3 = %q (%v), want its own []", words, err)
+	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.c.write); err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{sqlstore.SearchKindMark("post", "publish")}
+	old := map[string]int64{}
+	for i, w := range []string{"gamma", "alpha", "beta"} {
+		key := totalKey([]string{w}, kinds)
+		old[key] = int64(10 * (i + 1))
+		if _, err := db.c.write.ExecContext(ctx, `INSERT INTO search_totals (key, words, kinds, n) VALUES (?, ?, ?, ?)`,
+			key, `["`+w+`"]`, `["`+kinds[0]+`"]`, old[key]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.c.write.ExecContext(ctx, `UPDATE search_totals SET n = 41 WHERE key = ''`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := keptTotals(t, db); !maps.Equal(got, old) {
+		t.Fatalf("kept after the migration %v, want %v", got, old)
+	}
+	var version int64
+	var slots string
+	if err := db.c.read.QueryRow(`SELECT (SELECT n FROM search_totals WHERE key = ''),
+		(SELECT group_concat(slot, ',') FROM (SELECT slot FROM search_totals WHERE key <> '' ORDER BY slot))`).Scan(&version, &slots); err != nil {
+		t.Fatal(err)
+	}
+	if version != 42 || slots != "0,1,2" {
+		t.Errorf("version %d, slots %s; want 42 and 0,1,2", version, slots)
+	}
+	// The writer follows them: a post with alpha and beta adds one to each.
+	insertPost(t, db, "Alpha and beta", "")
+	want := maps.Clone(old)
+	want[totalKey([]string{"alpha"}, kinds)]++
+	want[totalKey([]string{"beta"}, kinds)]++
+	if got := keptTotals(t, db); !maps.Equal(got, want) {
+		t.Fatalf("kept after a post %v, want %v", got, want)
+	}
+}
+
+// TestSearchTotalsSlotsReused: a search kept after another was evicted
+// takes its place in the list, and every total stays that of its own
+// search through creates.
+func TestSearchTotalsSlotsReused(t *testing.T) {
+	t.Parallel()
+	db := newTotalsDB(t)
+	db.c.group.totals.max = 3
+	ctx := context.Background()
+	kinds := []string{sqlstore.SearchKindMark("post", "publish")}
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon"}
+	for i, w := range words {
+		for range i + 1 { // alpha in one post, beta in two, …
+			insertPost(t, db, w, "")
+		}
+	}
+	want := map[string]int64{}
+	for i, w := range words {
+		n, err := db.CountPosts(ctx, store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: w})
+		if err != nil || n != int64(i+1) {
+			t.Fatalf("%s: total %d (%v), want %d", w, n, err, i+1)
+		}
+		want[totalKey([]string{w}, kinds)] = int64(i + 1)
+	}
+	insertPost(t, db, "gamma delta epsilon", "") // the three kept: gamma, delta, epsilon
+	for _, w := range []string{"gamma", "delta", "epsilon"} {
+		want[totalKey([]string{w}, kinds)]++
+	}
+	got := keptTotals(t, db)
+	if len(got) != 3 {
+		t.Fatalf("kept %v, want three", got)
+	}
+	for key, n := range got {
+		if want[key] != n {
+			t.Errorf("kept total of %q = %d, want %d", key, n, want[key])
+		}
+	}
+	var slots string
+	if err := db.c.read.QueryRow(`SELECT group_concat(slot, ',') FROM (SELECT slot FROM search_totals WHERE key <> '' ORDER BY slot)`).Scan(&slots); err != nil {
+		t.Fatal(err)
+	}
+	if slots != "0,1,2" {
+		t.Errorf("slots %s, want 0,1,2 (the evicted searches' places taken again)", slots)
+	}
+	var list string
+	if err := db.c.read.QueryRow(`SELECT list FROM search_totals WHERE key = ''`).Scan(&list); err != nil || strings.Count(list, ",") != 2 {
+		t.Errorf("list %q (%v), want three totals", list, err)
 	}
 }

@@ -663,3 +663,26 @@ func TestBesideLoad(t *testing.T) {
 		t.Fatal("no stop for a scenario without a load beside it")
 	}
 }
+
+// TestSeedDatesEndNowWithinTheSpan: the seeded posts' dates rise with k,
+// the last is the end, and the first is no further back than seedSpan
+// years, for a few posts as for a million (whose three-hour steps would
+// overflow a time.Duration).
+func TestSeedDatesEndNowWithinTheSpan(t *testing.T) {
+	end := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	for _, n := range []int{1, 10, 10_000, 100_000, 1_000_000, 5_000_000} {
+		first, last := seedDate(end, n, 0), seedDate(end, n, n-1)
+		if !first.Before(last) && n > 1 || last.After(end) {
+			t.Errorf("n=%d: first %s, last %s, end %s: want first before last, last not after end", n, first, last, end)
+		}
+		if oldest := end.AddDate(-seedSpan, 0, -1); first.Before(oldest) {
+			t.Errorf("n=%d: first %s before %s", n, first, oldest)
+		}
+		if mid := seedDate(end, n, n/2); mid.Before(first) || mid.After(last) {
+			t.Errorf("n=%d: middle %s not between %s and %s", n, mid, first, last)
+		}
+	}
+	if got, want := seedDate(end, 10, 7), end.Add(-9*time.Hour); !got.Equal(want) {
+		t.Errorf("10 posts: the 8th at %s, want %s (three hours apart)", got, want)
+	}
+}

@@ -77,14 +77,12 @@ func SeedPosts(ctx context.Context, st store.Store, n int, authors []int64, seed
 	go func() {
 		defer close(batches)
 		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-		// Posts are dated one every few hours, ending now.
 		end := time.Now().UTC().Truncate(time.Second)
-		step := 3 * time.Hour
 		for done := 0; done < n; {
 			posts := make([]*store.Post, min(seedBatch, n-done))
 			for i := range posts {
 				k := done + i
-				posts[i] = fakePost(rng, k, authors[k%len(authors)], end.Add(-time.Duration(n-k)*step))
+				posts[i] = fakePost(rng, k, authors[k%len(authors)], seedDate(end, n, k))
 			}
 			select {
 			case batches <- batch{done, posts}:
@@ -222,4 +220,21 @@ func writeSentence(b *strings.Builder, rng *rand.Rand, n int) {
 
 func slug(s string) string {
 	return strings.ToLower(strings.ReplaceAll(s, " ", "-"))
+}
+
+// seedSpan is the most years the seeded posts' dates span: a site with a
+// million posts has written them over years, not centuries.
+const seedSpan = 20
+
+// seedDate is the date of the k-th of n seeded posts (from 0): one every
+// three hours, or closer together when n of them would span more than
+// seedSpan years, the last one a step before end. (A million posts three hours
+// apart went back 342 years, past what a time.Duration holds: the
+// oldest 146,000 wrapped round to dates centuries ahead.)
+func seedDate(end time.Time, n, k int) time.Time {
+	step := 3 * time.Hour
+	if perPost := time.Duration(seedSpan) * 365 * 24 * time.Hour / time.Duration(max(n, 1)); perPost < step {
+		step = perPost
+	}
+	return end.Add(-time.Duration(n-k) * step)
 }

@@ -136,11 +136,17 @@ type searchTotals struct {
 	open *totalsChange
 }
 
+// keptUpdate is a kept search's total after a batch.
+type keptUpdate struct {
+	k *keptTotal
+	n int64
+}
+
 // totalsChange is what one batch changes in the kept totals.
 type totalsChange struct {
 	version  int64 // the version the batch commits
 	reload   map[string]*keptTotal
-	n        map[string]int64 // new totals of kept searches
+	updates  []keptUpdate // new totals of kept searches
 	adopted  map[*announcedTotal]int64
 	kept     []*announcedTotal // announcements kept, with their totals
 	slots    []int             // the places of kept in the list
@@ -374,14 +380,15 @@ type followed struct {
 	key          string
 	words, kinds []string
 	delta        int64
-	// announced is set for an announcement (nil for a kept search).
+	// kept is set for a kept search, announced for an announcement.
+	kept      *keptTotal
 	announced *announcedTotal
 }
 
 // begin starts the batch's work: it reads the version, reloads the kept
 // searches when another process moved it, and adopts announcements.
 func (t *searchTotals) begin(ctx context.Context, q sqlTx) (*totalsBatch, error) {
-	b := &totalsBatch{t: t, q: q, ch: &totalsChange{n: map[string]int64{}, adopted: map[*announcedTotal]int64{}}}
+	b := &totalsBatch{t: t, q: q, ch: &totalsChange{adopted: map[*announcedTotal]int64{}}}
 	if err := scanOne(ctx, q, `SELECT n FROM search_totals WHERE key = ''`, &b.cur); err != nil {
 		return nil, err
 	}
@@ -393,8 +400,9 @@ func (t *searchTotals) begin(ctx context.Context, q sqlTx) (*totalsBatch, error)
 		}
 		b.ch.reload, kept = reload, reload
 	}
+	b.follow = make([]followed, 0, len(kept)+len(t.announced))
 	for key, k := range kept {
-		b.follow = append(b.follow, followed{key: key, words: k.words, kinds: k.kinds})
+		b.follow = append(b.follow, followed{key: key, words: k.words, kinds: k.kinds, kept: k})
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -535,8 +543,8 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 		kept = ch.reload
 	}
 	for _, f := range b.follow {
-		if k := kept[f.key]; f.announced == nil && f.delta != 0 {
-			ch.n[f.key] = k.n + f.delta
+		if f.kept != nil && f.delta != 0 {
+			ch.updates = append(ch.updates, keptUpdate{f.kept, f.kept.n + f.delta})
 			changed = true
 		}
 	}
@@ -578,30 +586,30 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 	// The list after the batch: every total, new ones in the places the
 	// evicted and the lowest free ones leave.
 	var list []int64
+	var taken []bool
 	set := func(slot int, n int64) {
 		for len(list) <= slot {
-			list = append(list, 0)
+			list, taken = append(list, 0), append(taken, false)
 		}
-		list[slot] = n
+		list[slot], taken[slot] = n, true
 	}
-	taken := map[int]bool{}
-	for key, k := range kept {
-		if slices.Contains(evict, key) {
-			continue
+	var evicted map[string]bool
+	if len(evict) > 0 {
+		evicted = make(map[string]bool, len(evict))
+		for _, key := range evict {
+			evicted[key] = true
 		}
-		n := k.n
-		if m, ok := ch.n[key]; ok {
-			n = m
+	}
+	for _, f := range b.follow {
+		if f.kept != nil && !evicted[f.key] {
+			set(f.kept.slot, f.kept.n+f.delta)
 		}
-		set(k.slot, n)
-		taken[k.slot] = true
 	}
 	free := 0
 	for _, a := range keep {
-		for taken[free] {
+		for free < len(taken) && taken[free] {
 			free++
 		}
-		taken[free] = true
 		total := a.n + a.delta + ch.adopted[a]
 		words, _ := json.Marshal(a.words)
 		kinds, _ := json.Marshal(a.kinds)
@@ -661,8 +669,8 @@ func (t *searchTotals) committed() {
 			}
 		}
 	}
-	for key, n := range ch.n {
-		t.kept[key].n = n
+	for _, u := range ch.updates {
+		u.k.n = u.n
 	}
 	for a, d := range ch.adopted {
 		a.adopted = true

@@ -65,11 +65,13 @@ const searchTotalsHistory = 16
 // catching up: a bulk load's batches are not kept.
 const searchTotalsHistoryDocs = 256
 
-// keepFromCount is the count of a search from which it is kept: a search
-// asked once, as the words of a crawler or of random queries are, does
-// not push out the ones asked again and again (an LRU of 256 searches
-// alone was emptied of every common word by a few hundred random pairs of
-// words, and each of those words cost its count again).
+// keepFromCount is the count of a search from which it is kept once half
+// of maxSearchTotals are: a search asked once, as the words of a crawler
+// or of random queries are, does not push out the ones asked again and
+// again (an LRU of 256 searches alone was emptied of every common word by
+// a few hundred random pairs of words, and each of those words cost its
+// count again). Below half, a search is kept from its first count, so
+// that a new site's common words cost one count each, not two.
 const keepFromCount = 2
 
 // maxSearchesSeen bounds the searches counted once that are remembered
@@ -161,14 +163,16 @@ func newSearchTotals() *searchTotals {
 }
 
 // askedAgain notes that key is counted and reports whether it may be
-// kept: from its keepFromCount-th count among the searches seen lately.
+// kept: from its first count while fewer than half of max searches are
+// kept or being counted, from its keepFromCount-th count among the
+// searches seen lately after that.
 func (t *searchTotals) askedAgain(key string) bool {
 	if t.asked <= 1 {
 		return true
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.seen[key] || t.seenBefore[key] {
+	if t.seen[key] || t.seenBefore[key] || len(t.kept)+len(t.announced) < t.max/2 {
 		return true
 	}
 	if len(t.seen) >= maxSearchesSeen/2 {

@@ -375,9 +375,10 @@ func TestSearchPagesFromAKeptTotal(t *testing.T) {
 	}
 }
 
-// TestSearchTotalsKeepOnlyLargeTotals: a search of many matches is kept
-// from its second count; one of few matches is counted each time, not
-// kept (nor written).
+// TestSearchTotalsKeepOnlyLargeTotals: a search of fewer matches than
+// the threshold is never kept, however often it is asked; one of more is
+// kept from its first count while the kept searches are few, in the
+// batch its count starts.
 func TestSearchTotalsKeepOnlyLargeTotals(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
@@ -390,17 +391,43 @@ func TestSearchTotalsKeepOnlyLargeTotals(t *testing.T) {
 	tulips := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: "tulips"}
 	checkTotal(t, db, "garden", gardenSearch, 4)
 	checkTotal(t, db, "tulips", tulips, 1)
-	if kept := keptTotals(t, db); len(kept) != 0 {
-		t.Fatalf("kept %v after one count of each, want none (keepFromCount)", kept)
-	}
-	checkTotal(t, db, "garden again", gardenSearch, 4)
 	checkTotal(t, db, "tulips again", tulips, 1)
 	kept := keptTotals(t, db)
 	if len(kept) != 1 || kept[gardenKey()] != 4 {
 		t.Fatalf("kept %v, want garden's 4 alone", kept)
 	}
 	if got := db.c.group.stats.Batches.Load() - batches; got != 1 {
-		t.Errorf("%d batches for two counts, want 1 (keeping garden)", got)
+		t.Errorf("%d batches for three counts, want 1 (keeping garden)", got)
+	}
+	checkTotal(t, db, "garden again", gardenSearch, 4)
+}
+
+// TestSearchTotalsKeptFromFirstCountBelowHalf: while fewer than half of
+// the bound are kept, a search is kept from its first count; past half,
+// from its second.
+func TestSearchTotalsKeptFromFirstCountBelowHalf(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	db.c.group.totals.from = 0
+	db.c.group.totals.max = 4
+	words := []string{"alpha", "beta", "gamma", "delta"}
+	for _, w := range words {
+		insertPost(t, db, w, "")
+	}
+	kinds := []string{sqlstore.SearchKindMark("post", "publish")}
+	q := func(w string) store.PostQuery {
+		return store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Search: w}
+	}
+	for _, w := range words[:3] {
+		checkTotal(t, db, w, q(w), 1)
+	}
+	kept := keptTotals(t, db)
+	if len(kept) != 2 || kept[totalKey([]string{"alpha"}, kinds)] != 1 || kept[totalKey([]string{"beta"}, kinds)] != 1 {
+		t.Fatalf("after one count of alpha, beta and gamma: kept %v, want alpha and beta (half of 4)", kept)
+	}
+	checkTotal(t, db, "gamma again", q("gamma"), 1)
+	if kept := keptTotals(t, db); len(kept) != 3 || kept[totalKey([]string{"gamma"}, kinds)] != 1 {
+		t.Fatalf("after gamma's second count: kept %v, want alpha, beta and gamma", kept)
 	}
 }
 

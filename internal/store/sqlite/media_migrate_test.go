@@ -2,11 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/folio-server/folio/internal/store/migrate"
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
@@ -15,24 +13,7 @@ import (
 func TestMigration0010MovesReservationTimes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "folio.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	full, err := migrationRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []migrate.Migration
-	for _, m := range full.Migrations {
-		if m.Version < 10 {
-			before = append(before, m)
-		}
-	}
-	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.c.write); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedBefore(t, 10)
 	if _, err := db.c.write.ExecContext(ctx, `INSERT INTO posts (id, type, status, title) VALUES (7, 'attachment', 'inherit', 'a')`); err != nil {
 		t.Fatal(err)
 	}

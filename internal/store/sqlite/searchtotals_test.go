@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/migrate"
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
@@ -481,24 +479,7 @@ func TestSearchTotalsKeepSearchesAskedAgain(t *testing.T) {
 func TestSearchTotalsListMigrated(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "folio.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	full, err := migrationRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []migrate.Migration
-	for _, m := range full.Migrations {
-		if m.Version < 25 {
-			before = append(before, m)
-		}
-	}
-	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.c.write); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedBefore(t, 25)
 	kinds := []string{sqlstore.SearchKindMark("post", "publish")}
 	old := map[string]int64{}
 	for i, w := range []string{"gamma", "alpha", "beta"} {

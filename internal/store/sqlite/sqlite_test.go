@@ -214,3 +214,29 @@ func TestWriterBlockedPastBusyTimeoutIsErrBusy(t *testing.T) {
 		t.Fatalf("write after the lock was released: %v", err)
 	}
 }
+
+// migratedBefore opens a new file migrated up to, and not including,
+// migration version: the state of a site an earlier release left.
+func migratedBefore(t *testing.T, version int64) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "folio.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	full, err := migrationRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before []migrate.Migration
+	for _, m := range full.Migrations {
+		if m.Version < version {
+			before = append(before, m)
+		}
+	}
+	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.c.write); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

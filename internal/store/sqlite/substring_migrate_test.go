@@ -2,11 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/migrate"
 )
 
 // Migration 0019 indexes the users, terms and comments a site already has:
@@ -15,24 +13,7 @@ import (
 func TestMigration0019IndexesExistingRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "folio.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	full, err := migrationRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []migrate.Migration
-	for _, m := range full.Migrations {
-		if m.Version < 19 {
-			before = append(before, m)
-		}
-	}
-	if _, err := (&migrate.Runner{Migrations: before}).Up(ctx, db.c.write); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedBefore(t, 19)
 	for _, q := range []string{
 		`INSERT INTO users (id, login, email, nicename, display_name) VALUES (7, 'walrus', 'tusks@example.org', 'walrus', 'Wally Walrus')`,
 		`INSERT INTO terms (id, taxonomy, name, slug) VALUES (9, 'post_tag', 'Narwhals', 'narwhals')`,

@@ -138,6 +138,13 @@ type searchTotals struct {
 	open *totalsChange
 }
 
+// keptAnnouncement is an announcement a batch keeps, and its place in
+// the list.
+type keptAnnouncement struct {
+	a    *announcedTotal
+	slot int
+}
+
 // keptUpdate is a kept search's total after a batch.
 type keptUpdate struct {
 	k *keptTotal
@@ -150,8 +157,7 @@ type totalsChange struct {
 	reload   map[string]*keptTotal
 	updates  []keptUpdate // new totals of kept searches
 	adopted  map[*announcedTotal]int64
-	kept     []*announcedTotal // announcements kept, with their totals
-	slots    []int             // the places of kept in the list
+	kept     []keptAnnouncement // announcements kept, with their totals
 	evicted  []string
 	history  *historyBatch
 	dropHist bool // the batch cannot be replayed
@@ -622,8 +628,7 @@ func (b *totalsBatch) finish(ctx context.Context, indexed, replayable bool, docs
 			return err
 		}
 		set(free, total)
-		ch.kept = append(ch.kept, a)
-		ch.slots = append(ch.slots, free)
+		ch.kept = append(ch.kept, keptAnnouncement{a, free})
 		changed = true
 	}
 	ch.version = b.cur
@@ -681,8 +686,9 @@ func (t *searchTotals) committed() {
 		a.delta += d
 	}
 	now := time.Now()
-	for i, a := range ch.kept {
-		t.kept[a.key] = &keptTotal{words: a.words, kinds: a.kinds, n: a.n + a.delta, slot: ch.slots[i]}
+	for _, ka := range ch.kept {
+		a := ka.a
+		t.kept[a.key] = &keptTotal{words: a.words, kinds: a.kinds, n: a.n + a.delta, slot: ka.slot}
 		t.used[a.key] = now
 		if t.announced[a.key] == a {
 			delete(t.announced, a.key)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"iter"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,11 +23,8 @@ var (
 	reMediaSource      = regexp.MustCompile(ws + `*(<(?:source|track)[^>]*>)` + ws + `*`)
 	reFigcaptionOpen   = regexp.MustCompile(ws + `*(<figcaption[^>]*>)`)
 	reFigcaptionClose  = regexp.MustCompile(`</figcaption>` + ws + `*`)
-	reManyNewlines     = regexp.MustCompile("\n\n+")
-	reParagraphSplit   = regexp.MustCompile("\n" + ws + "*\n")
 	reEmptyParagraph   = regexp.MustCompile(`<p>` + ws + `*</p>`)
 	reUnclosedInDiv    = regexp.MustCompile(`<p>([^<]+)</(div|address|form)>`)
-	reWrappedLi        = regexp.MustCompile(`<p>(<li.+?)</p>`)
 	reWrappedQuote     = regexp.MustCompile(`(?i)<p><blockquote([^>]*)>`)
 	rePreserveNewlines = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<svg.*?</svg>`)
 	reBrBeforeBlock    = regexp.MustCompile(`<br />(` + ws + `*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`)
@@ -54,7 +52,7 @@ func autop(text string) string {
 				b.WriteString(part)
 				continue
 			}
-			name := "<pre wp-pre-tag-" + strconv.Itoa(len(preTags)) + "></pre>"
+			name := prePlaceholder + strconv.Itoa(len(preTags)) + "></pre>"
 			preTags = append(preTags, part[start:]+"</pre>")
 			b.WriteString(part[:start])
 			b.WriteString(name)
@@ -97,14 +95,11 @@ func autop(text string) string {
 		s = reFigcaptionClose.ReplaceAllLiteralString(s, "</figcaption>")
 	}
 
-	s = reManyNewlines.ReplaceAllLiteralString(s, "\n\n")
+	s = collapseNewlines(s)
 
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
-	for _, p := range reParagraphSplit.Split(s, -1) {
-		if p == "" {
-			continue
-		}
+	for p := range paragraphs(s) {
 		b.WriteString("<p>")
 		b.WriteString(strings.Trim(p, "\n"))
 		b.WriteString("</p>\n")
@@ -117,9 +112,11 @@ func autop(text string) string {
 	}
 	s = unwrapBlockTags(s, true, "</p>")
 	if strings.Contains(s, "<p><li") {
-		s = reWrappedLi.ReplaceAllString(s, "$1")
+		s = unwrapListItems(s)
 	}
-	s = reWrappedQuote.ReplaceAllString(s, "<blockquote$1><p>")
+	if containsFoldASCII(s, "<blockquote") {
+		s = reWrappedQuote.ReplaceAllString(s, "<blockquote$1><p>")
+	}
 	s = strings.ReplaceAll(s, "</blockquote></p>", "</p></blockquote>")
 	s = unwrapBlockTags(s, true, "")
 	s = unwrapBlockTags(s, false, "</p>")
@@ -147,17 +144,174 @@ func autop(text string) string {
 	}
 
 	if len(preTags) > 0 {
-		pairs := make([]string, 0, 2*len(preTags))
-		for i, pre := range preTags {
-			pairs = append(pairs, "<pre wp-pre-tag-"+strconv.Itoa(i)+"></pre>", pre)
-		}
-		s = strings.NewReplacer(pairs...).Replace(s)
+		s = restorePreTags(s, preTags)
 	}
 	if strings.Contains(s, "<!-- wpnl -->") {
 		s = strings.ReplaceAll(s, " <!-- wpnl --> ", "\n")
 		s = strings.ReplaceAll(s, "<!-- wpnl -->", "\n")
 	}
 	return s
+}
+
+// collapseNewlines replaces every run of two or more newlines with two
+// (the replacement \n\n+ → \n\n).
+func collapseNewlines(s string) string {
+	if !strings.Contains(s, "\n\n\n") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for i := 0; i < len(s); {
+		k := strings.Index(s[i:], "\n\n\n")
+		if k < 0 {
+			break
+		}
+		start := i + k + 2 // the newlines past the first two go
+		end := start
+		for end < len(s) && s[end] == '\n' {
+			end++
+		}
+		b.WriteString(s[last:start])
+		last, i = end, end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// paragraphs yields the non-empty pieces of s between its paragraph
+// breaks, as the split on \n\s*\n does: a break runs from a newline to
+// the last newline of the white space after it, when that holds one.
+func paragraphs(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		beg := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] != '\n' {
+				continue
+			}
+			last := -1
+			for j := i + 1; j < len(s) && isPCRESpace(s[j]); j++ {
+				if s[j] == '\n' {
+					last = j
+				}
+			}
+			if last < 0 {
+				continue
+			}
+			if i > beg && !yield(s[beg:i]) {
+				return
+			}
+			beg = last + 1
+			i = last
+		}
+		if beg < len(s) {
+			yield(s[beg:])
+		}
+	}
+}
+
+// containsFoldASCII reports whether s holds sub, ignoring the case of
+// ASCII letters.
+func containsFoldASCII(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	lo, up := sub[0], sub[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	} else if 'A' <= lo && lo <= 'Z' {
+		lo = lo - 'A' + 'a'
+	}
+	for i := 0; i+len(sub) <= len(s); i++ {
+		c := s[i]
+		if c != lo && c != up {
+			continue
+		}
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapListItems drops the paragraph around list items, the replacement
+// <p>(<li.+?)</p> → $1: from each "<p><li", the shortest run of at least
+// one more character on the same line up to "</p>".
+func unwrapListItems(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		k := strings.Index(s[i:], "<p><li")
+		if k < 0 {
+			break
+		}
+		start := i + k
+		body := start + len("<p><li")
+		line := len(s)
+		if n := strings.IndexByte(s[body:], '\n'); n >= 0 {
+			line = body + n
+		}
+		// The character after "<li" is not a newline, and "</p>" (which
+		// holds none) begins after it and before the line ends.
+		end := -1
+		if body < line {
+			if n := strings.Index(s[body+1:line], "</p>"); n >= 0 {
+				end = body + 1 + n
+			}
+		}
+		if end < 0 {
+			i = start + 1
+			continue
+		}
+		if last == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(s[start+len("<p>") : end])
+		last = end + len("</p>")
+		i = last
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// prePlaceholder begins the placeholder autop puts in place of the i-th
+// <pre> element: prePlaceholder + i + "></pre>".
+const prePlaceholder = "<pre wp-pre-tag-"
+
+// restorePreTags puts the <pre> elements back in place of their
+// placeholders, in one pass from the left (what is put back is not
+// searched again).
+func restorePreTags(s string, preTags []string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for i := 0; i < len(s); {
+		k := strings.Index(s[i:], prePlaceholder)
+		if k < 0 {
+			break
+		}
+		start := i + k
+		digits := start + len(prePlaceholder)
+		d := digits
+		for d < len(s) && isDigit(s[d]) {
+			d++
+		}
+		n, err := strconv.Atoi(s[digits:d])
+		if err != nil || n >= len(preTags) || strconv.Itoa(n) != s[digits:d] || !strings.HasPrefix(s[d:], "></pre>") {
+			i = start + 1
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(preTags[n])
+		last = d + len("></pre>")
+		i = last
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // newlinesToBr replaces every run of white space ending in a newline with
@@ -258,6 +412,24 @@ var blockNames = []string{
 	"figcaption", "details", "menu", "summary",
 }
 
+// blockNamesByFirst holds the block names by their first byte, for the
+// prefix match of blockTagEnd. Where a one-letter name ("p") is among
+// them, it alone: every name it begins is a prefix match already.
+var blockNamesByFirst = func() (by [256][]string) {
+	for _, n := range blockNames {
+		by[n[0]] = append(by[n[0]], n)
+	}
+	for c, names := range by {
+		for _, n := range names {
+			if len(n) == 1 {
+				by[c] = []string{n}
+				break
+			}
+		}
+	}
+	return by
+}()
+
 var blockNameSet = func() map[string]bool {
 	m := make(map[string]bool, len(blockNames))
 	for _, n := range blockNames {
@@ -322,8 +494,11 @@ func blockTagEnd(s string, i int) int {
 	if p < len(s) && s[p] == '/' {
 		p++
 	}
+	if p >= len(s) {
+		return -1
+	}
 	ok := false
-	for _, n := range blockNames {
+	for _, n := range blockNamesByFirst[s[p]] {
 		if strings.HasPrefix(s[p:], n) {
 			ok = true
 			break

@@ -199,7 +199,14 @@ func (s *Site) RenderExcerpt(p *store.Post) string {
 	if p.Excerpt != "" {
 		return s.renders.get('e', p.ID, p.Excerpt, "", func() string { return render.Excerpt(p.Excerpt, "") })
 	}
-	return s.renders.get('g', p.ID, "", p.Content, func() string { return render.Excerpt("", p.Content) })
+	return s.renders.get('g', p.ID, "", p.Content, func() string {
+		if render.StripShortcodes(p.Content) == p.Content {
+			// Cut from content.rendered, which a response holds as well:
+			// the content is rendered once.
+			return render.ExcerptOfContent(s.RenderContent(p))
+		}
+		return render.Excerpt("", p.Content)
+	})
 }
 
 // countCache keeps collection totals for one store version; a write on any

@@ -41,13 +41,24 @@ func Title(raw string) string {
 // 55 words with the suffix " [&hellip;]" when something was cut. The result
 // gets smart quotes and automatic paragraphs.
 func Excerpt(rawExcerpt, rawContent string) string {
-	text := rawExcerpt
-	if text == "" {
-		t := StripShortcodes(rawContent)
-		t = Content(t)
-		t = strings.ReplaceAll(t, "]]>", "]]&gt;")
-		text = TrimWords(t, excerptLength, excerptMore)
+	if rawExcerpt == "" {
+		return ExcerptOfContent(Content(StripShortcodes(rawContent)))
 	}
+	return formatExcerpt(rawExcerpt)
+}
+
+// ExcerptOfContent returns the excerpt generated from content rendered by
+// Content: Excerpt("", raw) is ExcerptOfContent(Content(raw)) for raw
+// content that StripShortcodes leaves as it is, so that a caller holding
+// content.rendered does not render the content twice.
+func ExcerptOfContent(rendered string) string {
+	t := strings.ReplaceAll(rendered, "]]>", "]]&gt;")
+	return formatExcerpt(TrimWords(t, excerptLength, excerptMore))
+}
+
+// formatExcerpt gives an excerpt's text smart quotes, encoded ampersands
+// and automatic paragraphs.
+func formatExcerpt(text string) string {
 	text = texturize(text)
 	text = convertChars(text)
 	return autop(text)

@@ -104,6 +104,12 @@ func TestExcerpt(t *testing.T) {
 			if got := Excerpt(tt.excerpt, tt.content); got != tt.want {
 				t.Errorf("Excerpt(%q, %q)\n got %q\nwant %q", tt.excerpt, tt.content, got, tt.want)
 			}
+			// From the rendered content, where no shortcode is stripped.
+			if tt.excerpt == "" && StripShortcodes(tt.content) == tt.content {
+				if got := ExcerptOfContent(Content(tt.content)); got != tt.want {
+					t.Errorf("ExcerptOfContent(Content(%q))\n got %q\nwant %q", tt.content, got, tt.want)
+				}
+			}
 		})
 	}
 }
@@ -125,5 +131,13 @@ func BenchmarkContent(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Content(benchmarkPost)
+	}
+}
+
+func BenchmarkExcerpt(b *testing.B) {
+	b.SetBytes(int64(len(benchmarkPost)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Excerpt("", benchmarkPost)
 	}
 }

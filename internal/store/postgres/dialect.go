@@ -194,6 +194,16 @@ func (dialect) ReserveIDs(a *sqlstore.Args, table string, n int) string {
 	return `SELECT nextval('` + table + `_id_seq') FROM generate_series(1, ` + a.Add(int64(n)) + `) ORDER BY 1`
 }
 
+// GenericPlans has PostgreSQL run the slug suffix query on its generic
+// plan. With the values the planner estimates its ranges at one row, so
+// the generic plan's estimate (twelve rows a range) never looks as cheap
+// as a custom one and every run was planned again: the same plan, found
+// in 0.22 ms (0.5 ms a create under load) for a statement that runs in
+// 0.07 ms.
+func (dialect) GenericPlans() (on, off string) {
+	return `SET LOCAL plan_cache_mode = force_generic_plan`, `SET LOCAL plan_cache_mode TO DEFAULT`
+}
+
 // NoWait turns synchronous_commit off for the transaction: its commit
 // returns before the WAL reaches the disk (a crash may lose it, never
 // corrupt anything).

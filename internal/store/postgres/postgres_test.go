@@ -557,3 +557,53 @@ func termCount(t *testing.T, s store.Store, id int64) int64 {
 	}
 	return tm.Count
 }
+
+// TestSlugSuffixesRunTheirGenericPlan: in a write transaction the slug
+// suffix query runs on its prepared statement's generic plan, not on a
+// plan made again for each run's values (at 100,000 posts the server
+// never chose the generic one itself), and the connection is left with
+// the server's own choice.
+func TestSlugSuffixesRunTheirGenericPlan(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	storetest.OpenPostgres(t, url)
+	ctx := context.Background()
+	// One connection: its prepared statements are the ones read below.
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Slug: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 8
+	for i := range runs {
+		err := db.Tx(ctx, func(s store.Store) error {
+			slug, err := s.FreeSlug(ctx, "plan", []string{"post"}, -1, 0, false)
+			if err != nil {
+				return err
+			}
+			if want := fmt.Sprintf("plan-%d", i+2); slug != want {
+				return fmt.Errorf("free slug %q, want %q", slug, want)
+			}
+			return s.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Slug: slug})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var generic, custom int64
+	err = db.Pool().QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
+		FROM pg_prepared_statements WHERE statement LIKE 'SELECT -1 AS r, slug FROM posts%'`).Scan(&generic, &custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if generic != runs || custom != 0 {
+		t.Errorf("the slug suffix query ran %d generic and %d custom plans, want %d generic", generic, custom, runs)
+	}
+	var mode string
+	if err := db.Pool().QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&mode); err != nil || mode != "auto" {
+		t.Errorf("plan_cache_mode after the transactions: %q (%v), want auto", mode, err)
+	}
+}

@@ -137,6 +137,17 @@ type Versioner interface {
 	VersionStatements() (bump, read string)
 }
 
+// GenericPlanner is implemented by a dialect whose planner can be told to
+// keep a prepared statement's generic plan inside a transaction. A
+// database that plans a prepared statement anew for each run's values
+// (a custom plan) unless the generic plan looks as cheap spends more on
+// planning some statements than on running them: on, run before such a
+// statement in a transaction, has it run its generic plan; off, run
+// after it, gives the statements that follow the planner's own choice.
+type GenericPlanner interface {
+	GenericPlans() (on, off string)
+}
+
 // Catalog holds the queries that read a database's schema.
 type Catalog struct {
 	// Tables lists, one name a row, the tables that hold the site: not

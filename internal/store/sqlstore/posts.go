@@ -712,7 +712,20 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 			` ORDER BY slug LIMIT `+strconv.Itoa(slugSuffixRows)+`) AS s`+strconv.Itoa(i))
 	}
 	read = make([]slugRead, len(ranges))
-	err = o.reader().query(ctx, func(rs Rows) error {
+	q := o.reader()
+	// Where the planner would plan the query again for each run
+	// (GenericPlanner), it is told not to around it, in the transaction:
+	// two settings, not counted as statements (like the row locks of the
+	// term counts), which cost less than the planning.
+	var off string
+	if gp, ok := o.db.d.(GenericPlanner); ok && o.tx != nil {
+		var on string
+		on, off = gp.GenericPlans()
+		if _, err := q.c.Exec(ctx, on); err != nil {
+			return false, nil, o.db.fail("slugs taken", err)
+		}
+	}
+	err = q.query(ctx, func(rs Rows) error {
 		var i int
 		var s string
 		if err := rs.Scan(&i, &s); err != nil {
@@ -730,6 +743,9 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		}
 		return nil
 	}, strings.Join(parts, ` UNION ALL `), a.vals...)
+	if err == nil && off != "" {
+		_, err = q.c.Exec(ctx, off)
+	}
 	if err != nil {
 		return false, nil, o.db.fail("slugs taken", err)
 	}

@@ -141,3 +141,14 @@ func BenchmarkExcerpt(b *testing.B) {
 		Excerpt("", benchmarkPost)
 	}
 }
+
+// BenchmarkExcerptOfContent is the excerpt of a post whose content is
+// rendered already (content.rendered of the same response).
+func BenchmarkExcerptOfContent(b *testing.B) {
+	rendered := Content(benchmarkPost)
+	b.SetBytes(int64(len(benchmarkPost)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ExcerptOfContent(rendered)
+	}
+}

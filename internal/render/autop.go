@@ -159,24 +159,16 @@ func collapseNewlines(s string) string {
 	if !strings.Contains(s, "\n\n\n") {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for i := 0; i < len(s); {
-		k := strings.Index(s[i:], "\n\n\n")
-		if k < 0 {
-			break
+	return replaceEach(s, '\n', func(s string, i int) (int, int, string, bool) {
+		if !strings.HasPrefix(s[i:], "\n\n\n") {
+			return 0, 0, "", false
 		}
-		start := i + k + 2 // the newlines past the first two go
-		end := start
+		end := i + 3
 		for end < len(s) && s[end] == '\n' {
 			end++
 		}
-		b.WriteString(s[last:start])
-		last, i = end, end
-	}
-	b.WriteString(s[last:])
-	return b.String()
+		return i, end, "\n\n", true
+	})
 }
 
 // paragraphs yields the non-empty pieces of s between its paragraph
@@ -238,44 +230,27 @@ func containsFoldASCII(s, sub string) bool {
 // <p>(<li.+?)</p> → $1: from each "<p><li", the shortest run of at least
 // one more character on the same line up to "</p>".
 func unwrapListItems(s string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); {
-		k := strings.Index(s[i:], "<p><li")
-		if k < 0 {
-			break
+	return replaceEach(s, '<', func(s string, i int) (int, int, string, bool) {
+		if !strings.HasPrefix(s[i:], "<p><li") {
+			return 0, 0, "", false
 		}
-		start := i + k
-		body := start + len("<p><li")
+		body := i + len("<p><li")
 		line := len(s)
 		if n := strings.IndexByte(s[body:], '\n'); n >= 0 {
 			line = body + n
 		}
 		// The character after "<li" is not a newline, and "</p>" (which
 		// holds none) begins after it and before the line ends.
-		end := -1
-		if body < line {
-			if n := strings.Index(s[body+1:line], "</p>"); n >= 0 {
-				end = body + 1 + n
-			}
+		if body >= line {
+			return 0, 0, "", false
 		}
-		if end < 0 {
-			i = start + 1
-			continue
+		n := strings.Index(s[body+1:line], "</p>")
+		if n < 0 {
+			return 0, 0, "", false
 		}
-		if last == 0 {
-			b.Grow(len(s))
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(s[start+len("<p>") : end])
-		last = end + len("</p>")
-		i = last
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+		end := body + 1 + n
+		return i, end + len("</p>"), s[i+len("<p>") : end], true
+	})
 }
 
 // prePlaceholder begins the placeholder autop puts in place of the i-th
@@ -286,32 +261,21 @@ const prePlaceholder = "<pre wp-pre-tag-"
 // placeholders, in one pass from the left (what is put back is not
 // searched again).
 func restorePreTags(s string, preTags []string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for i := 0; i < len(s); {
-		k := strings.Index(s[i:], prePlaceholder)
-		if k < 0 {
-			break
+	return replaceEach(s, '<', func(s string, i int) (int, int, string, bool) {
+		if !strings.HasPrefix(s[i:], prePlaceholder) {
+			return 0, 0, "", false
 		}
-		start := i + k
-		digits := start + len(prePlaceholder)
+		digits := i + len(prePlaceholder)
 		d := digits
 		for d < len(s) && isDigit(s[d]) {
 			d++
 		}
 		n, err := strconv.Atoi(s[digits:d])
 		if err != nil || n >= len(preTags) || strconv.Itoa(n) != s[digits:d] || !strings.HasPrefix(s[d:], "></pre>") {
-			i = start + 1
-			continue
+			return 0, 0, "", false
 		}
-		b.WriteString(s[last:start])
-		b.WriteString(preTags[n])
-		last = d + len("></pre>")
-		i = last
-	}
-	b.WriteString(s[last:])
-	return b.String()
+		return i, d + len("></pre>"), preTags[n], true
+	})
 }
 
 // newlinesToBr replaces every run of white space ending in a newline with

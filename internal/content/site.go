@@ -200,12 +200,13 @@ func (s *Site) RenderExcerpt(p *store.Post) string {
 		return s.renders.get('e', p.ID, p.Excerpt, "", func() string { return render.Excerpt(p.Excerpt, "") })
 	}
 	return s.renders.get('g', p.ID, "", p.Content, func() string {
-		if render.StripShortcodes(p.Content) == p.Content {
+		stripped := render.StripShortcodes(p.Content)
+		if stripped == p.Content {
 			// Cut from content.rendered, which a response holds as well:
 			// the content is rendered once.
 			return render.ExcerptOfContent(s.RenderContent(p))
 		}
-		return render.Excerpt("", p.Content)
+		return render.ExcerptOfContent(render.Content(stripped))
 	})
 }
 

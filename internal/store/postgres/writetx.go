@@ -38,6 +38,7 @@ type writeTx struct {
 var (
 	_ sqlstore.Tx             = (*writeTx)(nil)
 	_ sqlstore.BatchCommitter = (*writeTx)(nil)
+	_ sqlstore.Deferrer       = (*writeTx)(nil)
 	_ sqlstore.RowCopier      = (*writeTx)(nil)
 )
 
@@ -164,6 +165,10 @@ func (t *writeTx) lock(st sqlstore.Stmt) error {
 	t.pending = append(t.pending, st)
 	return nil
 }
+
+// Defer holds st until the next statement, which it goes with
+// (sqlstore.Deferrer).
+func (t *writeTx) Defer(st sqlstore.Stmt) error { return t.lock(st) }
 
 // ready sends the pending statements (BEGIN, the locks), for work that
 // needs the transaction itself (Importer's COPY).

@@ -716,12 +716,13 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 	// Where the planner would plan the query again for each run
 	// (GenericPlanner), it is told not to around it, in the transaction:
 	// two settings, not counted as statements (like the row locks of the
-	// term counts), which cost less than the planning.
+	// term counts), which cost less than the planning; each goes in the
+	// round trip of the statement after it (execSoon).
 	var off string
 	if gp, ok := o.db.d.(GenericPlanner); ok && o.tx != nil {
 		var on string
 		on, off = gp.GenericPlans()
-		if _, err := q.c.Exec(ctx, on); err != nil {
+		if err := execSoon(ctx, q, Stmt{Query: on}); err != nil {
 			return false, nil, o.db.fail("slugs taken", err)
 		}
 	}
@@ -744,7 +745,7 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		return nil
 	}, strings.Join(parts, ` UNION ALL `), a.vals...)
 	if err == nil && off != "" {
-		_, err = q.c.Exec(ctx, off)
+		err = execSoon(ctx, q, Stmt{Query: off})
 	}
 	if err != nil {
 		return false, nil, o.db.fail("slugs taken", err)

@@ -367,6 +367,25 @@ type BatchCommitter interface {
 	CommitWith(ctx context.Context, before, after []Stmt) error
 }
 
+// Deferrer is a Tx that can hold a statement whose result nobody reads
+// (a setting, a lock) and send it with the transaction's next statement,
+// in that statement's round trip (PostgreSQL's pipelines); what is still
+// held when the transaction commits goes with the commit.
+type Deferrer interface {
+	Defer(st Stmt) error
+}
+
+// execSoon runs st in q's transaction before its next statement: held for
+// that statement's round trip where the Tx can (Deferrer), at once
+// otherwise. Like a lock, it is not counted as a statement.
+func execSoon(ctx context.Context, q querier, st Stmt) error {
+	if d, ok := q.c.(Deferrer); ok {
+		return d.Defer(st)
+	}
+	_, err := q.c.Exec(ctx, st.Query, st.Args...)
+	return err
+}
+
 // commit ends a write transaction tx: it advances the version when the
 // transaction changed content (dirty), applies the term count changes it
 // collected (counts; last before the commit, so that the term rows stay

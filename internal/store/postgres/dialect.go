@@ -224,14 +224,29 @@ func (dialect) JSONObject(key, val string) string {
 	return `json_object_agg(` + key + `, ` + val + `)::text`
 }
 
+// TermCountSlot spreads term counts over 64 rows a term (migration 0026),
+// one for each connection's backend modulo 64: concurrent transactions
+// nearly always add to rows of their own.
+func (dialect) TermCountSlot() string { return `pg_backend_pid() % 64` }
+
 func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-			AND table_name NOT IN ('schema_migrations', 'post_search', 'post_counts')`,
+			AND table_name NOT IN ('schema_migrations', 'post_search', 'post_counts', 'term_counts')`,
+		// term_relationships names terms without a foreign key (migration
+		// 0026): it still comes after terms, as in the other stores.
 		ForeignKeys: `SELECT f.relname, t.relname FROM pg_constraint c
 			JOIN pg_class f ON f.oid = c.conrelid JOIN pg_class t ON t.oid = c.confrelid
-			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,
+			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
+			UNION ALL SELECT 'term_relationships', 'terms'`,
+		// A term's count is its row's and its slots' (TermCountSlot).
+		Select: map[string]string{
+			"terms": `SELECT id, taxonomy, name, slug, description, parent,
+				count + COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = terms.id), 0) AS count
+				FROM terms`,
+		},
+		Clear: []string{"term_counts"},
 		// The id sequences (<table>_id_seq); one never used has no last
 		// value.
 		LastIDs: `SELECT left(sequencename, -7), COALESCE(last_value, 0) FROM pg_sequences

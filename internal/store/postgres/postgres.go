@@ -250,15 +250,25 @@ func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
 // (writeTx), which runs once the locks are held; a failure to lock (a
 // deadlock) is then that statement's error.
 func (c *conns) LockKeys(ctx context.Context, tx sqlstore.Tx, keys []string) error {
+	return c.lockKeys(ctx, tx, keys, `pg_advisory_xact_lock`)
+}
+
+// ShareKeys takes the locks LockKeys does in shared mode.
+func (c *conns) ShareKeys(ctx context.Context, tx sqlstore.Tx, keys []string) error {
+	return c.lockKeys(ctx, tx, keys, `pg_advisory_xact_lock_shared`)
+}
+
+// lockKeys locks keys with the advisory lock function fn (LockKeys).
+func (c *conns) lockKeys(ctx context.Context, tx sqlstore.Tx, keys []string, fn string) error {
 	ids := make([]int64, len(keys))
 	for i, k := range keys {
 		ids[i] = lockKey(c.keyPrefix + k)
 	}
-	st := sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock($1)`, Args: []any{ids[0]}}
+	st := sqlstore.Stmt{Query: `SELECT ` + fn + `($1)`, Args: []any{ids[0]}}
 	if len(ids) > 1 {
 		// unnest yields the keys in array order, and each row's lock is
 		// taken as the row is produced.
-		st = sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)`, Args: []any{ids}}
+		st = sqlstore.Stmt{Query: `SELECT ` + fn + `(k) FROM unnest($1::bigint[]) AS u(k)`, Args: []any{ids}}
 	}
 	if wt, ok := tx.(*writeTx); ok {
 		return wt.lock(st)

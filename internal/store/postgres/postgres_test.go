@@ -405,6 +405,20 @@ func TestCopyRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	// A count held partly in slots travels whole, and a copy into a
+	// PostgreSQL site that has slots replaces them with the copied count.
+	if err := pg.SetPostTerms(ctx, 2, "category", []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+	again := storetest.OpenSQLite(t, t.TempDir()+"/again.db")
+	copyStore(t, pg, again)
+	copyStore(t, again, pg)
+	for name, s := range map[string]store.Store{"postgres→sqlite": again, "sqlite→postgres over slots": pg} {
+		if got := termCount(t, s, 1); got != 2 {
+			t.Errorf("%s: the category's count is %d, want 2", name, got)
+		}
+	}
 }
 
 func copyStore(t *testing.T, from, to store.Store) {
@@ -507,9 +521,12 @@ func TestWriteTransactionsBeginWithTheirFirstStatementAndCommitInOne(t *testing.
 		t.Fatalf("version %d -> %d, want two bumps (in the transaction and after its commit)", before, after)
 	}
 
-	// A statement sent with COMMIT fails (the count overflows): nothing
-	// of the transaction stays, and the connection serves the next one.
-	if _, err := db.Pool().Exec(ctx, `UPDATE terms SET count = 9223372036854775807 WHERE id = $1`, cat.ID); err != nil {
+	// A statement sent with COMMIT fails (the count overflows: every slot
+	// of the term is full): nothing of the transaction stays, and the
+	// connection serves the next one.
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO term_counts (term_id, slot, n)
+		SELECT $1, g, 9223372036854775807 FROM generate_series(0, 63) AS g
+		ON CONFLICT (term_id, slot) DO UPDATE SET n = excluded.n`, cat.ID); err != nil {
 		t.Fatal(err)
 	}
 	before = mustVersion(t, db)
@@ -527,8 +544,10 @@ func TestWriteTransactionsBeginWithTheirFirstStatementAndCommitInOne(t *testing.
 	if _, err := db.GetPost(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the post of the failed commit: %v, want not found", err)
 	}
-	if got := termCount(t, db, cat.ID); got != 9223372036854775807 {
-		t.Fatalf("count after the failed commit: %d", got)
+	var changed int
+	if err := db.Pool().QueryRow(ctx, `SELECT COUNT(*) FROM term_counts WHERE term_id = $1 AND n <> 9223372036854775807`,
+		cat.ID).Scan(&changed); err != nil || changed != 0 {
+		t.Fatalf("slots changed by the failed commit: %d (%v)", changed, err)
 	}
 	if after := mustVersion(t, db); after > before+1 {
 		t.Fatalf("version %d -> %d after a failed commit", before, after)
@@ -607,3 +626,169 @@ func TestSlugSuffixesRunTheirGenericPlan(t *testing.T) {
 		t.Errorf("plan_cache_mode after the transactions: %q (%v), want auto", mode, err)
 	}
 }
+
+// TestTermCountsGoToSlots: publishing posts in a term, unpublishing and
+// deleting them from many transactions at once never writes the term's
+// row (its counts go to the writers' slots, and no foreign key locks it),
+// and every read of the count (one term, a list by count, hide_empty, a
+// post's terms) adds the slots up; a recount agrees.
+func TestTermCountsGoToSlots(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	cat := &store.Term{Taxonomy: "category", Name: "Hot", Slug: "hot"}
+	empty := &store.Term{Taxonomy: "category", Name: "Empty", Slug: "empty"}
+	for _, tm := range []*store.Term{cat, empty} {
+		if err := db.InsertTerm(ctx, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fks int
+	if err := db.Pool().QueryRow(ctx, `SELECT COUNT(*) FROM pg_constraint
+		WHERE contype = 'f' AND conrelid = 'term_relationships'::regclass AND confrelid = 'terms'::regclass`).Scan(&fks); err != nil || fks != 0 {
+		t.Fatalf("foreign keys from term_relationships to terms: %d (%v), want none", fks, err)
+	}
+	var xmin string
+	if err := db.Pool().QueryRow(ctx, `SELECT xmin::text FROM terms WHERE id = $1`, cat.ID).Scan(&xmin); err != nil {
+		t.Fatal(err)
+	}
+
+	const writers, each = 8, 12
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				p := &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("w%d-%d", w, i)}
+				if err := db.InsertPost(ctx, p); err != nil {
+					errs <- err
+					return
+				}
+				if err := db.SetPostTerms(ctx, p.ID, "category", []int64{cat.ID}); err != nil {
+					errs <- err
+					return
+				}
+				var err error
+				switch i % 4 {
+				case 1: // unpublished: out of the count
+					p.Status = "draft"
+					err = db.UpdatePost(ctx, p)
+				case 2: // deleted: out of the count
+					err = db.DeletePost(ctx, p.ID)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	const want = writers * each / 2
+	var after string
+	if err := db.Pool().QueryRow(ctx, `SELECT xmin::text FROM terms WHERE id = $1`, cat.ID).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != xmin {
+		t.Errorf("the term's row was written (xmin %s -> %s)", xmin, after)
+	}
+	var slots int
+	if err := db.Pool().QueryRow(ctx, `SELECT COUNT(*) FROM term_counts WHERE term_id = $1`, cat.ID).Scan(&slots); err != nil || slots == 0 {
+		t.Fatalf("slots of the term: %d (%v)", slots, err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if got := termCount(t, db, cat.ID); got != want {
+			t.Errorf("%s: GetTerm count %d, want %d", when, got, want)
+		}
+		list, err := db.ListTerms(ctx, store.TermQuery{Taxonomy: "category", OrderBy: "count", Order: "desc", HideEmpty: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 || list[0].ID != cat.ID || list[0].Count != want {
+			t.Errorf("%s: non-empty categories by count: %+v, want only %d with %d", when, list, cat.ID, want)
+		}
+		posts, err := db.ListPosts(ctx, store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Limit: 1})
+		if err != nil || len(posts) != 1 {
+			t.Fatalf("a published post: %v (%v)", posts, err)
+		}
+		terms, err := db.PostTerms(ctx, []int64{posts[0].ID}, []string{"category"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts := terms[posts[0].ID]; len(ts) != 1 || ts[0].Count != want {
+			t.Errorf("%s: the post's categories %+v, want one counting %d", when, ts, want)
+		}
+	}
+	check("from the slots")
+	// A wrong row count is mended by a recount, which leaves the slots.
+	if _, err := db.Pool().Exec(ctx, `UPDATE terms SET count = count + 1000 WHERE id = $1`, cat.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecountTerms(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("after a recount")
+}
+
+// TestDeletingATermWaitsForItsLinks: with no foreign key to stop it, a
+// post linked to a term while the term is deleted would keep a link to
+// nothing. The deletion waits for the transactions linking posts to the
+// term, then removes their links and its slots.
+func TestDeletingATermWaitsForItsLinks(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	cat := &store.Term{Taxonomy: "category", Name: "Doomed", Slug: "doomed"}
+	if err := db.InsertTerm(ctx, cat); err != nil {
+		t.Fatal(err)
+	}
+	linked, release := make(chan struct{}), make(chan struct{})
+	open := make(chan error, 1)
+	go func() {
+		open <- db.Tx(ctx, func(s store.Store) error {
+			p := &store.Post{Type: "post", Status: "publish", Title: "linked"}
+			if err := s.InsertPost(ctx, p); err != nil {
+				return err
+			}
+			if err := s.SetPostTerms(ctx, p.ID, "category", []int64{cat.ID}); err != nil {
+				return err
+			}
+			close(linked)
+			<-release
+			return nil
+		})
+	}()
+	<-linked
+	deleted := make(chan error, 1)
+	go func() { deleted <- db.DeleteTerm(ctx, cat.ID, 0) }()
+	select {
+	case err := <-deleted:
+		close(release)
+		<-open
+		t.Fatalf("the term was deleted (%v) while a transaction was linking a post to it", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	if err := <-open; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-deleted; err != nil {
+		t.Fatal(err)
+	}
+	var links, slots int
+	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM term_relationships WHERE term_id = $1),
+		(SELECT COUNT(*) FROM term_counts WHERE term_id = $1)`, cat.ID).Scan(&links, &slots); err != nil {
+		t.Fatal(err)
+	}
+	if links != 0 || slots != 0 {
+		t.Errorf("after the deletion: %d links and %d slots of the term, want none", links, slots)
+	}
+}
+

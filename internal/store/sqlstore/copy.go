@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,11 +59,19 @@ func (db *DB) ExportRows(ctx context.Context, table string, fn func(cols []strin
 			}
 		}
 		return fn(cols, vals)
-	}, `SELECT * FROM `+QuoteIdent(table))
+	}, db.exportQuery(table))
 	if err != nil {
 		return db.fail("export "+table, err)
 	}
 	return nil
+}
+
+// exportQuery returns the query ExportRows reads table with.
+func (db *DB) exportQuery(table string) string {
+	if q, ok := db.d.Catalog().Select[table]; ok {
+		return q
+	}
+	return `SELECT * FROM ` + QuoteIdent(table)
 }
 
 // LastIDs returns, per table with generated ids, the last id handed out.
@@ -94,9 +103,13 @@ func (db *DB) Import(ctx context.Context, fn func(store.Importer) error) error {
 		t := s.(*txStore)
 		t.tx.dirty = true
 		q := querier{db: db, c: t.tx.tx}
+		empty := slices.Clone(db.d.Catalog().Clear) // derived rows first, then referencing tables first
 		for i := len(tables) - 1; i >= 0; i-- {
-			if _, err := q.exec(ctx, `DELETE FROM `+QuoteIdent(tables[i])); err != nil {
-				return db.fail("empty "+tables[i], err)
+			empty = append(empty, tables[i])
+		}
+		for _, table := range empty {
+			if _, err := q.exec(ctx, `DELETE FROM `+QuoteIdent(table)); err != nil {
+				return db.fail("empty "+table, err)
 			}
 		}
 		return fn(db.c.Importer(t.tx.tx, func() { db.stmts.Add(1) }))

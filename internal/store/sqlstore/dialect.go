@@ -148,6 +148,23 @@ type GenericPlanner interface {
 	GenericPlans() (on, off string)
 }
 
+// TermCountSlotter is a Dialect whose term counts are spread over rows, so
+// that concurrent writes never wait for one another on a term's row: a
+// term's count is its row's count plus the sum of its rows in
+// term_counts, one per slot, and a write transaction adds what it changes
+// to the rows of its own slot (the expression TermCountSlot, evaluated in
+// the transaction) just before it commits. The default category's row is
+// then no longer locked by every create until its commit (creates queued
+// on it, one WAL flush at a time), nor, with no foreign key from
+// term_relationships to terms, share-locked by all of them at once (which
+// makes the database record every locker in a shared list, and read that
+// list back on every read of the row). Every count read sums the slots
+// (termCount), and a recount sets the row's count to what the slots do
+// not already hold.
+type TermCountSlotter interface {
+	TermCountSlot() string
+}
+
 // Catalog holds the queries that read a database's schema.
 type Catalog struct {
 	// Tables lists, one name a row, the tables that hold the site: not
@@ -161,4 +178,12 @@ type Catalog struct {
 	// LastIDs lists, per table with generated ids, the last id handed
 	// out: rows (table, id).
 	LastIDs string
+	// Select holds, per table, the query a copy reads the table's rows
+	// with where SELECT * would not give their values (terms whose
+	// counts are spread over term_counts).
+	Select map[string]string
+	// Clear lists the tables a copy empties as it starts although it
+	// copies none of their rows (term_counts: the copied counts are
+	// whole).
+	Clear []string
 }

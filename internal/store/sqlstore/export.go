@@ -28,7 +28,7 @@ func (o ops) ExportPosts(ctx context.Context, q store.ExportPostQuery) ([]*store
 // ExportTerms returns one batch of the terms of a taxonomy in id order.
 func (o ops) ExportTerms(ctx context.Context, taxonomy string, after int64, limit int) ([]*store.Term, error) {
 	a := &Args{vals: []any{taxonomy, after}}
-	query := `SELECT ` + termCols + ` FROM terms WHERE taxonomy = $1 AND id > $2 ORDER BY id` + o.db.limitClause(limit, 0, a)
+	query := `SELECT ` + o.db.termCols + ` FROM terms WHERE taxonomy = $1 AND id > $2 ORDER BY id` + o.db.limitClause(limit, 0, a)
 	var out []*store.Term
 	if err := collect(ctx, o.reader(), &out, scanTerm, query, a.vals...); err != nil {
 		return nil, o.db.fail("export terms", err)

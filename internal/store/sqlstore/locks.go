@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"strconv"
 )
 
 // KeyLocker is implemented by Conns whose write transactions run side by
@@ -12,16 +13,34 @@ import (
 type KeyLocker interface {
 	// LockKeys locks keys, sorted and without duplicates, until tx ends.
 	LockKeys(ctx context.Context, tx Tx, keys []string) error
+	// ShareKeys locks keys as LockKeys does, in shared mode: transactions
+	// that share a key run side by side, one that locks it waits for
+	// them all and they for it.
+	ShareKeys(ctx context.Context, tx Tx, keys []string) error
 }
 
 // LockKeys locks keys until the write transaction o is bound to (or that
 // ctx carries, store.WithTx) ends, where the Conns can (KeyLocker). Like
 // BEGIN and COMMIT, a lock is not counted as a statement.
 func (o ops) LockKeys(ctx context.Context, keys ...string) error {
-	kl, ok := o.db.c.(KeyLocker)
-	if !ok || len(keys) == 0 {
-		return nil
+	return o.lockKeys(ctx, false, keys)
+}
+
+// termKeys returns the keys of the terms of ids. Where term counts are
+// slotted nothing locks a term's row while posts are linked to it (no
+// foreign key: TermCountSlotter), so a write that links posts to terms
+// shares their keys and the one that deletes a term locks its key: no
+// post is linked to a term as it is deleted.
+func termKeys(ids []int64) []string {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = "term:" + strconv.FormatInt(id, 10)
 	}
+	return keys
+}
+
+// lockKeys locks keys, in shared mode when shared is set (LockKeys).
+func (o ops) lockKeys(ctx context.Context, shared bool, keys []string) error {
 	if o.tx == nil {
 		t := o.db.joined(ctx)
 		if t == nil {
@@ -32,11 +51,27 @@ func (o ops) LockKeys(ctx context.Context, keys ...string) error {
 	if !o.tx.write {
 		return nil
 	}
+	return o.db.keysIn(ctx, o.tx.tx, shared, keys)
+}
+
+// keysIn locks keys until the write transaction tx ends, in shared mode
+// when shared is set, where the Conns can (KeyLocker); q.c of a write is
+// such a transaction.
+func (db *DB) keysIn(ctx context.Context, c Conn, shared bool, keys []string) error {
+	kl, ok := db.c.(KeyLocker)
+	tx, isTx := c.(Tx)
+	if !ok || !isTx || len(keys) == 0 {
+		return nil
+	}
 	keys = slices.Clone(keys)
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	if err := kl.LockKeys(ctx, o.tx.tx, keys); err != nil {
-		return o.db.fail("lock", err)
+	lock := kl.LockKeys
+	if shared {
+		lock = kl.ShareKeys
+	}
+	if err := lock(ctx, tx, keys); err != nil {
+		return db.fail("lock", err)
 	}
 	return nil
 }

@@ -96,6 +96,12 @@ type DB struct {
 	// (gate.go); Conns that count searches themselves (SearchTotals) are
 	// handed it (SearchCountGater).
 	searchCounts *Gate
+	// termSlot is the dialect's TermCountSlot ("" where a term's count is
+	// its row's alone); termCols and termColsT are the terms columns
+	// read in scanTerm's order, unqualified and qualified by t, the count
+	// as termCount gives it.
+	termSlot            string
+	termCols, termColsT string
 }
 
 // SearchCountGater is Conns that count searches themselves
@@ -132,6 +138,11 @@ func New(d Dialect, c Conns) *DB {
 	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, relevanceRanked: relevanceRanked,
 		substringWindow: shortSearchRows, substringShare: seekShare}
 	db.ops = ops{db: db}
+	if ts, ok := d.(TermCountSlotter); ok {
+		db.termSlot = ts.TermCountSlot()
+	}
+	db.termCols = `id, taxonomy, name, slug, description, parent, ` + db.termCount("terms")
+	db.termColsT = `t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, ` + db.termCount("t")
 	db.searchCounts = NewGate(SearchCountSlots())
 	if g, ok := c.(SearchCountGater); ok {
 		g.SetSearchCountGate(db.searchCounts)
@@ -388,9 +399,9 @@ func execSoon(ctx context.Context, q querier, st Stmt) error {
 
 // commit ends a write transaction tx: it advances the version when the
 // transaction changed content (dirty), applies the term count changes it
-// collected (counts; last before the commit, so that the term rows stay
-// locked for the commit alone), commits, and advances the version again
-// where the dialect asks for it (bumpAfter). Where tx is a BatchCommitter
+// collected (counts; last before the commit, so that the rows they
+// change stay locked for the commit alone), commits, and advances the
+// version again where the dialect asks for it (bumpAfter). Where tx is a BatchCommitter
 // all of it is one round trip.
 func (db *DB) commit(ctx context.Context, tx Tx, dirty bool, counts *termCounts) error {
 	bc, ok := tx.(BatchCommitter)
@@ -422,10 +433,8 @@ func (db *DB) commit(ctx context.Context, tx Tx, dirty bool, counts *termCounts)
 		}
 	}
 	for _, st := range db.termCountStmts(counts) {
-		if !st.lock {
-			db.stmts.Add(1)
-		}
-		before = append(before, st.Stmt)
+		db.stmts.Add(1)
+		before = append(before, st)
 	}
 	if err := bc.CommitWith(ctx, before, after); err != nil {
 		return db.fail("commit", err)

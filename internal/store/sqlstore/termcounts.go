@@ -6,13 +6,11 @@ import (
 )
 
 // termCounts collects, in a write transaction, how much the count of each
-// term changes (term id → change). Where rows are locked (PostgreSQL),
-// SetPostTerms, UpdatePost and DeletePost add here instead of updating the
-// terms' rows at once, and the changes are applied just before the commit
-// (flushTermCounts), every row locked in id order: a
-// term's row is then locked for the commit alone rather than for the rest
-// of the transaction, so that concurrent creates in the default category
-// do not queue on its row while each runs its remaining statements.
+// term changes (term id → change). Where writers run side by side
+// (PostgreSQL), SetPostTerms, UpdatePost and DeletePost add here instead
+// of counting at once, and the changes are applied just before the
+// commit (flushTermCounts), to the rows of the transaction's slot
+// (TermCountSlotter): no write waits for another on a term's count.
 type termCounts map[int64]int64
 
 // deferCounts reports whether q collects term count changes for the
@@ -35,15 +33,9 @@ func (q querier) addCounts(ids []int64, delta int64) {
 }
 
 // flushTermCounts applies the term count changes q's transaction
-// collected and forgets them (termCountStmts), one statement at a time.
+// collected and forgets them (termCountStmts).
 func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 	for _, st := range db.termCountStmts(q.counts) {
-		if st.lock {
-			if _, err := q.c.Exec(ctx, st.Query, st.Args...); err != nil {
-				return db.fail("lock terms", err)
-			}
-			continue
-		}
 		if _, err := q.exec(ctx, st.Query, st.Args...); err != nil {
 			return db.fail("count terms", err)
 		}
@@ -51,53 +43,52 @@ func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 	return nil
 }
 
-// countStmt is a statement that applies term count changes; lock is set
-// for the one that only locks rows (not counted as a statement).
-type countStmt struct {
-	Stmt
-	lock bool
-}
-
 // termCountStmts returns the statements that apply the term count
-// changes in counts, one statement per distinct change (usually one:
-// +1), and forgets them. Several rows are first locked in id order, in a
-// statement of their own (an UPDATE locks rows in the order it finds
-// them, which can differ between two transactions and deadlock them, and
-// so does an UPDATE joined to a locking sub-select), so that two
-// transactions never wait for each other's term rows in a cycle.
-func (db *DB) termCountStmts(counts *termCounts) []countStmt {
+// changes in counts, and forgets them. Where counts are slotted, one
+// statement adds every change to the rows of the transaction's slot,
+// inserting the rows a slot does not have yet; the rows are taken in term
+// id order, so two transactions that share a slot never wait for each
+// other in a cycle. Otherwise (where one writer runs at a time) it is one
+// UPDATE of the terms' rows per distinct change (usually one: +1).
+func (db *DB) termCountStmts(counts *termCounts) []Stmt {
 	if counts == nil || len(*counts) == 0 {
 		return nil
 	}
-	byDelta := map[int64][]int64{}
-	for id, d := range *counts {
+	m := *counts
+	*counts = nil
+	var ids []int64
+	for id, d := range m {
 		if d != 0 {
-			byDelta[d] = append(byDelta[d], id)
+			ids = append(ids, id)
 		}
 	}
-	*counts = nil
-	deltas := make([]int64, 0, len(byDelta))
-	for d := range byDelta {
-		deltas = append(deltas, d)
+	slices.Sort(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	if db.termSlot != "" {
+		deltas := make([]int64, len(ids))
+		for i, id := range ids {
+			deltas[i] = m[id]
+		}
+		return []Stmt{{`INSERT INTO term_counts (term_id, slot, n)
+			SELECT u.id, ` + db.termSlot + `, u.n FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) ORDER BY u.id
+			ON CONFLICT (term_id, slot) DO UPDATE SET n = term_counts.n + excluded.n`, []any{ids, deltas}}}
+	}
+	byDelta := map[int64][]int64{}
+	var deltas []int64
+	for _, id := range ids {
+		d := m[id]
+		if byDelta[d] == nil {
+			deltas = append(deltas, d)
+		}
+		byDelta[d] = append(byDelta[d], id)
 	}
 	slices.Sort(deltas)
-	var all []int64
-	for _, ids := range byDelta {
-		all = append(all, ids...)
-	}
-	var out []countStmt
-	if len(all) > 1 {
-		if lock := db.rowLock(); lock != "" {
-			slices.Sort(all)
-			a := &Args{}
-			out = append(out, countStmt{Stmt: Stmt{`SELECT id FROM terms WHERE ` + db.d.In(a, "id", all, false) + ` ORDER BY id` + lock, a.vals}, lock: true})
-		}
-	}
+	out := make([]Stmt, 0, len(deltas))
 	for _, d := range deltas {
-		ids := byDelta[d]
-		slices.Sort(ids)
 		a := &Args{vals: []any{d}}
-		out = append(out, countStmt{Stmt: Stmt{`UPDATE terms SET count = count + $1 WHERE ` + db.d.In(a, "id", ids, false), a.vals}})
+		out = append(out, Stmt{`UPDATE terms SET count = count + $1 WHERE ` + db.d.In(a, "id", byDelta[d], false), a.vals})
 	}
 	return out
 }

@@ -12,11 +12,18 @@ import (
 	"github.com/folio-server/folio/internal/store"
 )
 
-// termCols lists the terms columns in scanTerm's order.
-const termCols = `id, taxonomy, name, slug, description, parent, count`
-
-// termColsT is termCols qualified by the alias t.
-const termColsT = `t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, t.count`
+// termCount returns the count of the term of the terms row named name
+// (the table or its alias): the row's count, plus its slots where counts
+// are spread over term_counts (TermCountSlotter).
+func (db *DB) termCount(name string) string {
+	if db.termSlot == "" {
+		if name == "terms" {
+			return `count`
+		}
+		return name + `.count`
+	}
+	return `(` + name + `.count + COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = ` + name + `.id), 0))`
+}
 
 func scanTerm(s scanner) (*store.Term, error) {
 	var t store.Term
@@ -28,7 +35,7 @@ func scanTerm(s scanner) (*store.Term, error) {
 
 // GetTerm loads one term; store.ErrNotFound when there is none.
 func (o ops) GetTerm(ctx context.Context, id int64) (*store.Term, error) {
-	t, err := scanTerm(o.reader().queryRow(ctx, `SELECT `+termCols+` FROM terms WHERE id = $1`, id))
+	t, err := scanTerm(o.reader().queryRow(ctx, `SELECT `+o.db.termCols+` FROM terms WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, o.db.notFound(fmt.Sprintf("term %d", id))
 	}
@@ -46,7 +53,7 @@ func (o ops) GetTerms(ctx context.Context, ids []int64) (map[int64]*store.Term, 
 	}
 	a := &Args{}
 	var terms []*store.Term
-	err := collect(ctx, o.reader(), &terms, scanTerm, `SELECT `+termCols+` FROM terms WHERE `+inExpr(o.db.d, a, "id", ids, false), a.vals...)
+	err := collect(ctx, o.reader(), &terms, scanTerm, `SELECT `+o.db.termCols+` FROM terms WHERE `+inExpr(o.db.d, a, "id", ids, false), a.vals...)
 	if err != nil {
 		return nil, o.db.fail("get terms", err)
 	}
@@ -83,12 +90,13 @@ func (db *DB) termWhere(q *store.TermQuery, a *Args, mode substringMode) *cond {
 		if q.Hierarchical {
 			// An empty term stays when one of its descendants is used,
 			// as the original's hierarchical get_terms does.
-			c.add(`(count > 0 OR id IN (WITH RECURSIVE anc(id) AS (
-				SELECT parent FROM terms WHERE taxonomy = ` + a.Add(q.Taxonomy) + ` AND count > 0 AND parent <> 0
+			count := db.termCount("terms")
+			c.add(`(` + count + ` > 0 OR id IN (WITH RECURSIVE anc(id) AS (
+				SELECT parent FROM terms WHERE taxonomy = ` + a.Add(q.Taxonomy) + ` AND ` + count + ` > 0 AND parent <> 0
 				UNION SELECT t.parent FROM terms t JOIN anc ON t.id = anc.id WHERE t.parent <> 0)
 				SELECT id FROM anc))`)
 		} else {
-			c.add(`count > 0`)
+			c.add(db.termCount("terms") + ` > 0`)
 		}
 	}
 	return c
@@ -105,8 +113,10 @@ func (db *DB) termOrder(q *store.TermQuery, a *Args) string {
 		if len(q.Include) > 0 {
 			return ` ORDER BY ` + db.d.Position(a, q.Include, "terms.id") + `, id ASC`
 		}
-	case "slug", "description", "count":
+	case "slug", "description":
 		return " ORDER BY " + q.OrderBy + " " + dir + ", id " + dir
+	case "count":
+		return " ORDER BY " + db.termCount("terms") + " " + dir + ", id " + dir
 	}
 	return " ORDER BY " + db.d.FoldOrder("name") + " " + dir + ", id " + dir
 }
@@ -125,7 +135,7 @@ func (o ops) ListTerms(ctx context.Context, q store.TermQuery) ([]*store.Term, e
 	}
 	a := &Args{}
 	c := o.db.termWhere(&q, a, mode)
-	query := `SELECT ` + termCols + ` FROM terms` + c.where() + o.db.termOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
+	query := `SELECT ` + o.db.termCols + ` FROM terms` + c.where() + o.db.termOrder(&q, a) + o.db.limitClause(q.Limit, q.Offset, a)
 	var out []*store.Term
 	if err := collect(ctx, o.reader(), &out, scanTerm, query, o.db.substringArgs(a, mode)...); err != nil {
 		return nil, o.db.fail("list terms", err)
@@ -182,6 +192,17 @@ func (o ops) UpdateTerm(ctx context.Context, t *store.Term) error {
 // reassign (whose count is then recomputed).
 func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if o.db.termSlot != "" {
+			// No foreign key removes the term's links as it goes:
+			// no write may link a post to it meanwhile (termKeys).
+			keys := []int64{id}
+			if reassign != 0 {
+				keys = append(keys, reassign)
+			}
+			if err := o.db.keysIn(ctx, q.c, false, termKeys(keys)); err != nil {
+				return false, err
+			}
+		}
 		var taxonomy string
 		var parent int64
 		err := q.queryRow(ctx, `SELECT taxonomy, parent FROM terms WHERE id = $1`, id).Scan(&taxonomy, &parent)
@@ -207,6 +228,13 @@ func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
 		if _, err := q.exec(ctx, `DELETE FROM terms WHERE id = $1`, id); err != nil {
 			return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
 		}
+		if o.db.termSlot != "" {
+			for _, table := range []string{"term_relationships", "term_counts"} {
+				if _, err := q.exec(ctx, `DELETE FROM `+table+` WHERE term_id = $1`, id); err != nil {
+					return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
+				}
+			}
+		}
 		if reassign != 0 && reassign != id {
 			if err := o.db.recount(ctx, q, []int64{reassign}); err != nil {
 				return false, err
@@ -226,6 +254,12 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 	}
 	d := o.db.d
 	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+		if o.db.termSlot != "" {
+			// Sent with the next statement, before any link is made.
+			if err := o.db.keysIn(ctx, q.c, true, termKeys(ids)); err != nil {
+				return false, err
+			}
+		}
 		var published, linked bool
 		var err error
 		if q.deferCounts() {
@@ -358,8 +392,7 @@ func (o ops) PostTerms(ctx context.Context, postIDs []int64, taxonomies []string
 			out[pid] = append(out[pid], &t)
 		}
 		return nil
-	}, `SELECT r.post_id, `+termColsT+` FROM term_relationships r JOIN terms t ON t.id = r.term_id
-		WHERE `+inExpr(o.db.d, a, "r.post_id", postIDs, false), a.vals...)
+	}, o.db.postTermsQuery(inExpr(o.db.d, a, "r.post_id", postIDs, false)), a.vals...)
 	if err != nil {
 		return nil, o.db.fail("post terms", err)
 	}
@@ -374,6 +407,20 @@ func (o ops) PostTerms(ctx context.Context, postIDs []int64, taxonomies []string
 	return out, nil
 }
 
+// postTermsQuery returns PostTerms' query of the posts where selects.
+// Where counts are slotted, each term's slots are summed once, not once
+// for every post of the page in the term (the default category's many
+// rows as many times as the page has posts).
+func (db *DB) postTermsQuery(where string) string {
+	if db.termSlot == "" {
+		return `SELECT r.post_id, ` + db.termColsT + ` FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE ` + where
+	}
+	return `WITH r AS (SELECT r.post_id, r.term_id FROM term_relationships r WHERE ` + where + `),
+		s AS (SELECT tc.term_id, SUM(tc.n) AS n FROM term_counts tc WHERE tc.term_id IN (SELECT term_id FROM r) GROUP BY tc.term_id)
+		SELECT r.post_id, t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, t.count + COALESCE(s.n, 0)
+		FROM r JOIN terms t ON t.id = r.term_id LEFT JOIN s ON s.term_id = t.id`
+}
+
 // RecountTerms recomputes the counts of the given terms, or of every term
 // when ids is nil.
 func (o ops) RecountTerms(ctx context.Context, ids []int64) error {
@@ -385,30 +432,27 @@ func (o ops) RecountTerms(ctx context.Context, ids []int64) error {
 const recountSQL = `UPDATE terms SET count = (SELECT COUNT(*) FROM term_relationships r
 	JOIN posts p ON p.id = r.post_id WHERE r.term_id = terms.id AND p.status = 'publish')`
 
+// recount sets the counts of the terms of ids (every term when ids is
+// nil) to their published posts. Where counts are slotted, a term's row
+// gets what its slots do not already hold: the one statement reads the
+// posts and the slots in one snapshot, and every transaction that
+// publishes or unpublishes a post in the term later adds to a slot as
+// it commits, so the sum stays right with no lock held against them.
 func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
 	// Changes collected for the commit would count twice after it.
 	if err := db.flushTermCounts(ctx, q); err != nil {
 		return err
 	}
-	if db.d.Lock(false) != "" {
-		// Posts being published or unpublished add to these counts in
-		// their own transactions: wait for them (lockRows).
-		var err error
-		if ids == nil {
-			_, err = q.c.Exec(ctx, `SELECT id FROM terms ORDER BY id`+db.rowLock())
-		} else {
-			_, err = db.lockRows(ctx, q, "terms", ids, false)
-		}
-		if err != nil {
-			return db.fail("recount terms", err)
-		}
+	query := recountSQL
+	if db.termSlot != "" {
+		query += ` - COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = terms.id), 0)`
 	}
 	var err error
 	if ids == nil {
-		_, err = q.exec(ctx, recountSQL)
+		_, err = q.exec(ctx, query)
 	} else {
 		a := &Args{}
-		_, err = q.exec(ctx, recountSQL+` WHERE `+db.d.In(a, "id", ids, false), a.vals...)
+		_, err = q.exec(ctx, query+` WHERE `+db.d.In(a, "id", ids, false), a.vals...)
 	}
 	if err != nil {
 		return db.fail("recount terms", err)

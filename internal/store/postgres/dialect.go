@@ -329,10 +329,12 @@ func (dialect) PostSearchRow(id int64, words []string) []any {
 }
 
 // PostSearchFirst writes the post's post_search row in a data-modifying
-// WITH before the post (sqlstore.PostSearchLoader): migration 0021's
-// statement trigger, which runs after the whole statement, finds the row
-// there and leaves the post alone.
+// WITH before the post (sqlstore.PostSearchLoader), and sets
+// folio.post_search_given as it does: migration 0021's statement trigger,
+// which runs after the whole statement, then returns at once (migration
+// 0027) rather than looking for posts without a row.
 func (d dialect) PostSearchFirst(a *sqlstore.Args, id int64, words []string) string {
 	row := d.PostSearchRow(id, words)
-	return `WITH search_row AS (INSERT INTO post_search (post_id, words) VALUES (` + a.Add(row[0]) + `, ` + a.Add(row[1]) + `)) `
+	return `WITH search_row AS (INSERT INTO post_search (post_id, words) SELECT ` + a.Add(row[0]) + `, ` + a.Add(row[1]) +
+		` WHERE set_config('folio.post_search_given', 'on', true) = 'on') `
 }

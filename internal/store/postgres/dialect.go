@@ -240,19 +240,6 @@ func (dialect) Catalog() sqlstore.Catalog {
 			JOIN pg_class f ON f.oid = c.conrelid JOIN pg_class t ON t.oid = c.confrelid
 			WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
 			UNION ALL SELECT 'term_relationships', 'terms'`,
-		// A term's count is its row's and its slots' (TermCountSlot). A
-		// link to a term that is gone (a node of the previous release
-		// deleting a term during a rolling upgrade relied on the foreign
-		// key to remove its links) is not copied: a store with the key
-		// would refuse it.
-		Select: map[string]string{
-			"terms": `SELECT id, taxonomy, name, slug, description, parent,
-				count + COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = terms.id), 0) AS count
-				FROM terms`,
-			"term_relationships": `SELECT r.* FROM term_relationships r
-				WHERE EXISTS (SELECT 1 FROM terms t WHERE t.id = r.term_id)`,
-		},
-		Clear: []string{"term_counts"},
 		// The id sequences (<table>_id_seq); one never used has no last
 		// value.
 		LastIDs: `SELECT left(sequencename, -7), COALESCE(last_value, 0) FROM pg_sequences

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -66,10 +65,19 @@ func (db *DB) ExportRows(ctx context.Context, table string, fn func(cols []strin
 	return nil
 }
 
-// exportQuery returns the query ExportRows reads table with.
+// exportQuery returns the query ExportRows reads table with. Where term
+// counts are slotted (TermCountSlotter) a term's count is read whole, and
+// a link to a term that is gone is left out (with no foreign key, a node
+// of the previous release deleting a term during a rolling upgrade
+// leaves its links behind; a store with the key would refuse them).
 func (db *DB) exportQuery(table string) string {
-	if q, ok := db.d.Catalog().Select[table]; ok {
-		return q
+	if db.termSlot != "" {
+		switch table {
+		case "terms":
+			return `SELECT id, taxonomy, name, slug, description, parent, ` + db.termCount("terms") + ` AS count FROM terms`
+		case "term_relationships":
+			return `SELECT r.* FROM term_relationships r WHERE EXISTS (SELECT 1 FROM terms t WHERE t.id = r.term_id)`
+		}
 	}
 	return `SELECT * FROM ` + QuoteIdent(table)
 }
@@ -103,7 +111,12 @@ func (db *DB) Import(ctx context.Context, fn func(store.Importer) error) error {
 		t := s.(*txStore)
 		t.tx.dirty = true
 		q := querier{db: db, c: t.tx.tx}
-		empty := slices.Clone(db.d.Catalog().Clear) // derived rows first, then referencing tables first
+		// The slots go first (the copied counts are whole), then every
+		// table before the tables it references.
+		var empty []string
+		if db.termSlot != "" {
+			empty = append(empty, "term_counts")
+		}
 		for i := len(tables) - 1; i >= 0; i-- {
 			empty = append(empty, tables[i])
 		}

@@ -178,12 +178,4 @@ type Catalog struct {
 	// LastIDs lists, per table with generated ids, the last id handed
 	// out: rows (table, id).
 	LastIDs string
-	// Select holds, per table, the query a copy reads the table's rows
-	// with where SELECT * would not give their values (terms whose
-	// counts are spread over term_counts).
-	Select map[string]string
-	// Clear lists the tables a copy empties as it starts although it
-	// copies none of their rows (term_counts: the copied counts are
-	// whole).
-	Clear []string
 }

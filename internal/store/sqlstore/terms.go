@@ -22,7 +22,13 @@ func (db *DB) termCount(name string) string {
 		}
 		return name + `.count`
 	}
-	return `(` + name + `.count + COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = ` + name + `.id), 0))`
+	return `(` + name + `.count + ` + termSlots(name) + `)`
+}
+
+// termSlots returns the sum of the slots of the term of the terms row
+// named name (TermCountSlotter).
+func termSlots(name string) string {
+	return `COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = ` + name + `.id), 0)`
 }
 
 func scanTerm(s scanner) (*store.Term, error) {
@@ -445,7 +451,7 @@ func (db *DB) recount(ctx context.Context, q querier, ids []int64) error {
 	}
 	query := recountSQL
 	if db.termSlot != "" {
-		query += ` - COALESCE((SELECT SUM(tc.n) FROM term_counts tc WHERE tc.term_id = terms.id), 0)`
+		query += ` - ` + termSlots("terms")
 	}
 	var err error
 	if ids == nil {

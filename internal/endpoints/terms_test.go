@@ -264,6 +264,18 @@ func TestTermDelete(t *testing.T) {
 	if got := idList(e.do("GET", fmt.Sprintf("%s/%d", posts, both.ID), "").Object()["categories"]); !reflect.DeepEqual(got, []int64{a}) {
 		t.Errorf("post with another category has %v", got)
 	}
+	// The counts follow: the default category took the post left
+	// without one, A kept its own, and nothing counts the deleted term.
+	counts := e.termCounts(cats)
+	if counts[content.DefaultCategoryID] != 1 || counts[a] != 1 {
+		t.Errorf("counts after the delete: default %d, A %d, want 1 and 1", counts[content.DefaultCategoryID], counts[a])
+	}
+	if _, ok := counts[b]; ok {
+		t.Errorf("the deleted category is still listed: %v", counts)
+	}
+	if got := e.do("GET", fmt.Sprintf("%s?categories=%d", posts, b), "").Array(); len(got) != 0 {
+		t.Errorf("posts of the deleted category: %d, want none", len(got))
+	}
 	// The default category cannot be deleted.
 	e.do("DELETE", cats+"/1?force=true", "administrator").WantError(500, "rest_cannot_delete")
 	e.do("GET", cats+"/1", "").WantStatus(200)

@@ -113,16 +113,12 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 	}
 	hash := HashAppPassword(pw)
 
-	rec, err := b.lookup(ctx, login)
+	rec, apps, err := b.lookup(ctx, login)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, b.failed(ctx, keys)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("basic auth: load user: %w", err)
-	}
-	apps, err := b.Apps.ListAppPasswords(ctx, rec.ID)
-	if err != nil {
-		return nil, fmt.Errorf("basic auth: list application passwords: %w", err)
+		return nil, fmt.Errorf("basic auth: %w", err)
 	}
 	var match *store.AppPassword
 	for _, p := range apps {
@@ -150,19 +146,38 @@ func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
 	return errAuthFailed()
 }
 
-// lookup finds the user by login, or by email when login looks like one.
-func (b *BasicAuth) lookup(ctx context.Context, login string) (*store.User, error) {
+// lookup finds the user by login, or by email when login looks like one,
+// and the user's application passwords: one read for a login where the
+// store loads both at once (store.UserAppPasswordsStore).
+func (b *BasicAuth) lookup(ctx context.Context, login string) (*store.User, []*store.AppPassword, error) {
 	if !plausibleLogin(login) {
-		return nil, store.ErrNotFound
+		return nil, nil, store.ErrNotFound
 	}
-	u, err := b.Users.GetUserByLogin(ctx, login)
+	var u *store.User
+	var err error
+	if both, ok := b.Apps.(store.UserAppPasswordsStore); ok {
+		var apps []*store.AppPassword
+		u, apps, err = both.GetUserAppPasswords(ctx, login)
+		if err == nil {
+			return u, apps, nil
+		}
+	} else {
+		u, err = b.Users.GetUserByLogin(ctx, login)
+	}
 	if errors.Is(err, store.ErrNotFound) && strings.Contains(login, "@") {
 		u, err = b.Users.GetUserByEmail(ctx, login)
 	}
 	if err == nil && u == nil {
 		err = store.ErrNotFound
 	}
-	return u, err
+	if err != nil {
+		return nil, nil, fmt.Errorf("load user: %w", err)
+	}
+	apps, err := b.Apps.ListAppPasswords(ctx, u.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list application passwords: %w", err)
+	}
+	return u, apps, nil
 }
 
 // parseBasic splits a Basic Authorization header value into login and

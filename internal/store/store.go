@@ -268,6 +268,16 @@ type AppPasswordStore interface {
 	TouchAppPassword(ctx context.Context, id int64, at time.Time, ip string) error
 }
 
+// UserAppPasswordsStore is an AppPasswordStore that loads a user and the
+// user's application passwords together, in one read: what Basic
+// authentication checks on every request that carries it.
+type UserAppPasswordsStore interface {
+	// GetUserAppPasswords returns the user whose login is login, ASCII
+	// case-insensitively, and the user's application passwords, oldest
+	// first; ErrNotFound when there is no such user.
+	GetUserAppPasswords(ctx context.Context, login string) (*User, []*AppPassword, error)
+}
+
 // OptionStore keeps site options (key → value), e.g. the shared secret
 // every node uses to sign nonces.
 type OptionStore interface {

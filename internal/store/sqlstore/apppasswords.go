@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
@@ -41,6 +43,41 @@ func (o ops) ListAppPasswords(ctx context.Context, userID int64) ([]*store.AppPa
 		return nil, o.db.fail("list application passwords", err)
 	}
 	return out, nil
+}
+
+// GetUserAppPasswords loads the user whose login is login, ASCII
+// case-insensitively, and that user's application passwords, oldest
+// first, in one query (store.UserAppPasswordsStore); store.ErrNotFound
+// when there is no such user.
+func (o ops) GetUserAppPasswords(ctx context.Context, login string) (*store.User, []*store.AppPassword, error) {
+	var u *store.User
+	apps := []*store.AppPassword{}
+	err := o.reader().query(ctx, func(rows Rows) error {
+		var p store.AppPassword
+		var id sql.NullInt64
+		var uuid, name, hash, ip sql.NullString
+		row, err := scanUser(withExtra{rows, []any{&id, &uuid, &name, &hash, at(&p.Created), at(&p.LastUsed), &ip}})
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			u = row
+		}
+		if id.Valid {
+			p.ID, p.UUID, p.UserID, p.Name, p.Hash, p.LastIP = id.Int64, uuid.String, u.ID, name.String, hash.String, ip.String
+			apps = append(apps, &p)
+		}
+		return nil
+	}, o.db.userColumns()+`, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip
+		FROM users u LEFT JOIN app_passwords a ON a.user_id = u.id
+		WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY a.id`, foldASCII(login))
+	if err != nil {
+		return nil, nil, o.db.fail("get user "+strconv.Quote(login)+" and application passwords", err)
+	}
+	if u == nil {
+		return nil, nil, o.db.notFound("user " + strconv.Quote(login))
+	}
+	return u, apps, nil
 }
 
 // DeleteAppPassword removes one application password of a user;

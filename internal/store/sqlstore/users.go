@@ -17,11 +17,16 @@ import (
 // userSelect returns the query that loads users with their roles (in
 // order) and capabilities in one statement.
 func (db *DB) userSelect() string {
+	return db.userColumns() + ` FROM users u`
+}
+
+// userColumns returns the select list userSelect reads, which scanUser
+// scans.
+func (db *DB) userColumns() string {
 	return `SELECT u.id, u.login, u.email, u.pass_hash, u.display_name, u.nicename,
 	u.first_name, u.last_name, u.nickname, u.url, u.description, u.registered,
 	(SELECT ` + db.d.JSONArray("r.role", "r.position, r.role") + ` FROM user_roles r WHERE r.user_id = u.id),
-	(SELECT ` + db.d.JSONObject("c.cap", "c.granted") + ` FROM user_caps c WHERE c.user_id = u.id)
-	FROM users u`
+	(SELECT ` + db.d.JSONObject("c.cap", "c.granted") + ` FROM user_caps c WHERE c.user_id = u.id)`
 }
 
 func scanUser(s scanner) (*store.User, error) {

@@ -887,6 +887,31 @@ func TestAppPasswords(t *testing.T) {
 		t.Fatalf("after touch: %+v", list[0])
 	}
 
+	// Basic authentication's one read: the user by login, ASCII
+	// case-insensitively, with the same passwords as the list.
+	both, ok := db.(store.UserAppPasswordsStore)
+	if !ok {
+		t.Fatalf("%T does not load a user with the passwords", db)
+	}
+	got, apps, err := both.GetUserAppPasswords(ctx, "U")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != u.ID || got.Login != "u" || !reflect.DeepEqual(apps, list) {
+		t.Fatalf("user and passwords = %+v, %+v; want user %d, %+v", got, apps, u.ID, list)
+	}
+	lone := &store.User{Login: "lone", Nicename: "lone"}
+	if err := db.InsertUser(ctx, lone); err != nil {
+		t.Fatal(err)
+	}
+	got, apps, err = both.GetUserAppPasswords(ctx, "lone")
+	if err != nil || got.ID != lone.ID || apps == nil || len(apps) != 0 {
+		t.Fatalf("user without passwords = %+v, %#v, %v", got, apps, err)
+	}
+	if _, _, err := both.GetUserAppPasswords(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown login: %v", err)
+	}
+
 	tests := []struct {
 		name   string
 		user   int64

@@ -113,6 +113,17 @@ func cmpInt(a, b int64) int {
 // PostTerms loads, in one query, the terms of the given posts in the given
 // taxonomies: per post, in name order.
 func (s *Site) PostTerms(ctx context.Context, postIDs []int64, taxes []*Taxonomy) (map[int64][]*store.Term, error) {
+	return s.postTerms(ctx, postIDs, taxes, s.st.PostTerms)
+}
+
+// PostTermsUncounted is PostTerms with every term's Count 0: for the term
+// ids and links of posts, which show no count.
+func (s *Site) PostTermsUncounted(ctx context.Context, postIDs []int64, taxes []*Taxonomy) (map[int64][]*store.Term, error) {
+	return s.postTerms(ctx, postIDs, taxes, s.st.PostTermsUncounted)
+}
+
+func (s *Site) postTerms(ctx context.Context, postIDs []int64, taxes []*Taxonomy,
+	load func(context.Context, []int64, []string) (map[int64][]*store.Term, error)) (map[int64][]*store.Term, error) {
 	if len(postIDs) == 0 || len(taxes) == 0 {
 		return map[int64][]*store.Term{}, nil
 	}
@@ -120,7 +131,7 @@ func (s *Site) PostTerms(ctx context.Context, postIDs []int64, taxes []*Taxonomy
 	for i, tx := range taxes {
 		names[i] = tx.Name
 	}
-	return s.st.PostTerms(ctx, postIDs, names)
+	return load(ctx, postIDs, names)
 }
 
 // TermAncestors loads every ancestor of the given terms that known does not

@@ -592,15 +592,17 @@ func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*
 	for i, p := range posts {
 		ids[i] = p.ID
 	}
-	got, err := c.site.PostTerms(r.Context(), ids, taxes)
-	if err != nil {
-		return err
-	}
-	// The embedded term requests (?post=<id>) find them in the request
-	// cache; without _embed nobody reads them back.
+	// The embedded term requests (?post=<id>) find the terms in the
+	// request cache, with their counts; without _embed only their ids are
+	// shown, and the counts are not read.
+	load := c.site.PostTermsUncounted
 	var cache map[any]any
 	if r.Embeds() {
-		cache = r.Cache()
+		load, cache = c.site.PostTerms, r.Cache()
+	}
+	got, err := load(r.Context(), ids, taxes)
+	if err != nil {
+		return err
 	}
 	var attrs [][]rest.LinkAttr
 	if links != nil {

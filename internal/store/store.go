@@ -367,6 +367,10 @@ type TermStore interface {
 	// PostTerms loads the terms of many posts in the given taxonomies (all
 	// when empty) in one query: per post, in name order.
 	PostTerms(ctx context.Context, postIDs []int64, taxonomies []string) (map[int64][]*Term, error)
+	// PostTermsUncounted is PostTerms without the terms' counts (every
+	// Count is 0): what a post's term ids and links need, cheaper where a
+	// count is summed when read.
+	PostTermsUncounted(ctx context.Context, postIDs []int64, taxonomies []string) (map[int64][]*Term, error)
 	// RecountTerms recomputes the counts of the given terms (every term
 	// when ids is nil) from the published posts using them.
 	RecountTerms(ctx context.Context, ids []int64) error

@@ -383,6 +383,16 @@ func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonom
 // list over a json_each and an ORDER BY each cost a temporary b-tree, more
 // than the few extra rows and the sort of a post's handful of terms.
 func (o ops) PostTerms(ctx context.Context, postIDs []int64, taxonomies []string) (map[int64][]*store.Term, error) {
+	return o.postTerms(ctx, postIDs, taxonomies, true)
+}
+
+// PostTermsUncounted is PostTerms with every Count 0: where counts are
+// slotted, the slots are not read.
+func (o ops) PostTermsUncounted(ctx context.Context, postIDs []int64, taxonomies []string) (map[int64][]*store.Term, error) {
+	return o.postTerms(ctx, postIDs, taxonomies, false)
+}
+
+func (o ops) postTerms(ctx context.Context, postIDs []int64, taxonomies []string, counted bool) (map[int64][]*store.Term, error) {
 	out := make(map[int64][]*store.Term, len(postIDs))
 	if len(postIDs) == 0 {
 		return out, nil
@@ -398,7 +408,7 @@ func (o ops) PostTerms(ctx context.Context, postIDs []int64, taxonomies []string
 			out[pid] = append(out[pid], &t)
 		}
 		return nil
-	}, o.db.postTermsQuery(inExpr(o.db.d, a, "r.post_id", postIDs, false)), a.vals...)
+	}, o.db.postTermsQuery(inExpr(o.db.d, a, "r.post_id", postIDs, false), counted), a.vals...)
 	if err != nil {
 		return nil, o.db.fail("post terms", err)
 	}
@@ -413,12 +423,17 @@ func (o ops) PostTerms(ctx context.Context, postIDs []int64, taxonomies []string
 	return out, nil
 }
 
-// postTermsQuery returns PostTerms' query of the posts where selects.
-// Where counts are slotted, each term's slots are summed once, not once
-// for every post of the page in the term (the default category's many
-// rows as many times as the page has posts).
-func (db *DB) postTermsQuery(where string) string {
-	if db.termSlot == "" {
+// postTermsQuery returns PostTerms' query of the posts where selects,
+// with the terms' counts when counted (0 otherwise). Where counts are
+// slotted, each term's slots are summed once, not once for every post of
+// the page in the term (the default category's many rows as many times
+// as the page has posts).
+func (db *DB) postTermsQuery(where string, counted bool) string {
+	switch {
+	case !counted:
+		return `SELECT r.post_id, t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, 0
+			FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE ` + where
+	case db.termSlot == "":
 		return `SELECT r.post_id, ` + db.termColsT + ` FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE ` + where
 	}
 	return `WITH r AS (SELECT r.post_id, r.term_id FROM term_relationships r WHERE ` + where + `),

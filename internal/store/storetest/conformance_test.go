@@ -1335,9 +1335,31 @@ func TestTermCountsFollowPostWrites(t *testing.T) {
 	if !reflect.DeepEqual(termIDs(got[p.ID]), []int64{b, c}) || len(got[999]) != 0 {
 		t.Errorf("post terms %v", got)
 	}
+	// Without counts: the same terms in the same order, every count 0.
+	uncounted, err := db.PostTermsUncounted(ctx, []int64{p.ID, 999}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]store.Term, len(got[p.ID]))
+	for i, term := range got[p.ID] {
+		want[i] = *term
+		want[i].Count = 0
+	}
+	if gotU := uncounted[p.ID]; len(gotU) != len(want) || len(uncounted[999]) != 0 {
+		t.Errorf("uncounted post terms %v", uncounted)
+	} else {
+		for i := range want {
+			if *gotU[i] != want[i] {
+				t.Errorf("uncounted term %d = %+v, want %+v", i, *gotU[i], want[i])
+			}
+		}
+	}
 	got, _ = db.PostTerms(ctx, []int64{p.ID}, []string{"category"})
 	if !reflect.DeepEqual(termIDs(got[p.ID]), []int64{c}) {
 		t.Errorf("post categories %v", termIDs(got[p.ID]))
+	}
+	if got[p.ID][0].Count != 1 {
+		t.Errorf("post category's count %d, want 1", got[p.ID][0].Count)
 	}
 	p.Status = "trash"
 	if err := db.UpdatePost(ctx, p); err != nil {

@@ -209,10 +209,11 @@ func (dialect) GenericPlans() (on, off string) {
 	return `SET LOCAL plan_cache_mode = force_generic_plan`, `SET LOCAL plan_cache_mode TO DEFAULT`
 }
 
-// NoWait turns synchronous_commit off for the transaction: its commit
-// returns before the WAL reaches the disk (a crash may lose it, never
-// corrupt anything).
-func (dialect) NoWait() string { return `SET LOCAL synchronous_commit = off` }
+// NoWait turns synchronous_commit off for the statement's own
+// transaction (set_config's setting is local to it, and the commit after
+// the statement reads it): the commit returns before the WAL reaches the
+// disk (a crash may lose it, never corrupt anything).
+func (dialect) NoWait() string { return `set_config('synchronous_commit', 'off', true) = 'off'` }
 
 func (dialect) Lock(skip bool) string {
 	if skip {

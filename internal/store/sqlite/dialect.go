@@ -343,8 +343,9 @@ func (dialect) ReserveIDQueries(table string) (next, first string) {
 // transaction.
 func (dialect) Lock(bool) string { return "" }
 
-// NoWait is "": the single writer's commits wait for the disk (the
-// rate-limit buckets of a SQLite site are kept in memory anyway).
+// NoWait is "": every write goes through the single writer, whose
+// commits wait for the disk (the rate-limit buckets of a SQLite site are
+// kept in memory anyway).
 func (dialect) NoWait() string { return "" }
 
 func (dialect) JSONArray(expr, order string) string {

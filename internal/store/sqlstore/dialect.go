@@ -99,10 +99,12 @@ type Dialect interface {
 	// transaction reads (FOR UPDATE, with SKIP LOCKED when skip is set),
 	// or "" where the write transaction holds the whole database.
 	Lock(skip bool) string
-	// NoWait returns the statement that lets the current transaction
-	// commit without waiting for its write to reach the disk (for rows
-	// whose loss in a crash harms nothing: rate-limit buckets), or ""
-	// where commits always wait.
+	// NoWait returns the condition that, in the WHERE of a statement
+	// run in its own transaction on a Conns.Reader connection, lets that
+	// transaction commit without waiting for its write to reach the disk
+	// (for rows whose loss in a crash harms nothing: rate-limit
+	// buckets), or "" where writes go through a write transaction and
+	// its commit waits.
 	NoWait() string
 	// JSONArray returns the aggregate that collects expr, in order, into
 	// a JSON array (text; NULL or '[]' over no rows).

@@ -78,6 +78,11 @@ type Options struct {
 	// NoResponseCache runs the server with its anonymous response cache
 	// off, to measure the request path itself.
 	NoResponseCache bool
+	// RateLimits runs the server with its API rate limits on, as a
+	// production server runs, but with budgets far above any load the
+	// bench makes: every request takes a token (on PostgreSQL, a write)
+	// and none is refused. Off, the limits are off.
+	RateLimits bool
 	// Only, when not empty, runs only the scenarios whose names contain
 	// one of these strings, or, for a string that starts with "=", whose
 	// name is the rest of it (hello, the baseline, always runs).
@@ -91,6 +96,45 @@ type Options struct {
 	// SoakInterval is how often a soak reports; 0 means
 	// DefaultSoakInterval.
 	SoakInterval time.Duration
+}
+
+// benchBudget is every rate-limit budget of the configuration
+// Options.RateLimits runs the server with: far above what the bench asks.
+const benchBudget = 1_000_000_000
+
+// serverEnv returns the environment of the `folio serve` processes opts
+// asks for, and what removes the files it wrote. The load generator is a
+// script, so the API rate limits are off, or (RateLimits) on with a
+// temporary configuration file whose budgets no load reaches.
+func serverEnv(opts Options) (env []string, cleanup func(), err error) {
+	cleanup = func() {}
+	if opts.NoResponseCache {
+		env = append(env, "FOLIO_RESPONSE_CACHE=off")
+	}
+	if !opts.RateLimits {
+		return append(env, "FOLIO_RATE_LIMITS=off"), cleanup, nil
+	}
+	var b strings.Builder
+	for _, who := range []string{"anonymous", "user"} {
+		fmt.Fprintf(&b, "[limits.%s]\n", who)
+		for _, class := range []string{"read", "write", "search", "upload"} {
+			fmt.Fprintf(&b, "%s = { rate = %d, burst = %d }\n", class, benchBudget, benchBudget)
+		}
+	}
+	f, err := os.CreateTemp("", "folio-bench-limits-*.toml")
+	if err != nil {
+		return nil, cleanup, err
+	}
+	cleanup = func() { _ = os.Remove(f.Name()) }
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		cleanup()
+		return nil, func() {}, err
+	}
+	return append(env, "FOLIO_CONFIG="+f.Name()), cleanup, nil
 }
 
 // runs reports whether the scenario named name is to run.
@@ -161,6 +205,9 @@ type Report struct {
 	Backend string
 	// ResponseCache says whether the server's response cache was on.
 	ResponseCache bool
+	// RateLimits says whether the server's API rate limits were on
+	// (Options.RateLimits).
+	RateLimits bool
 	// Nodes is how many folio processes served the load.
 	Nodes       int
 	Posts       int
@@ -188,12 +235,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	site, backend, ids, appPass := st.args, st.backend, st.ids, st.appPass
 
-	// The load generator is a script: the API rate limits would measure
-	// themselves.
-	serverEnv := []string{"FOLIO_RATE_LIMITS=off"}
-	if opts.NoResponseCache {
-		serverEnv = append(serverEnv, "FOLIO_RESPONSE_CACHE=off")
+	serverEnv, removeEnv, err := serverEnv(opts)
+	if err != nil {
+		return nil, err
 	}
+	defer removeEnv()
 	nodes := make([]*process, 0, opts.Nodes)
 	defer func() {
 		for _, n := range nodes {
@@ -221,6 +267,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{
 		Backend:       backend,
 		ResponseCache: !opts.NoResponseCache,
+		RateLimits:    opts.RateLimits,
 		Nodes:         opts.Nodes,
 		Posts:         opts.Posts,
 		Connections:   opts.Connections,
@@ -550,7 +597,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Nodes > 1 {
 		fmt.Fprintf(&b, "%d folio nodes, requests in turn. ", r.Nodes)
 	}
-	fmt.Fprintf(&b, "Response cache %s. %d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", cache, r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
+	fmt.Fprintf(&b, "Response cache %s. ", cache)
+	if r.RateLimits {
+		fmt.Fprintf(&b, "API rate limits on (budgets above the load). ")
+	}
+	fmt.Fprintf(&b, "%d posts, %d connections, %s per scenario, %d CPUs, %s\n\n", r.Posts, r.Connections, r.Duration, r.CPUs, r.GoVersion)
 	r.writeTable(&b)
 	node := ""
 	if r.Nodes > 1 {

@@ -148,10 +148,11 @@ func Soak(ctx context.Context, opts Options, out io.Writer) (*SoakReport, error)
 	if err != nil {
 		return nil, err
 	}
-	env := []string{"FOLIO_RATE_LIMITS=off"}
-	if opts.NoResponseCache {
-		env = append(env, "FOLIO_RESPONSE_CACHE=off")
+	env, removeEnv, err := serverEnv(opts)
+	if err != nil {
+		return nil, err
 	}
+	defer removeEnv()
 	folio, err := startProcess(ctx, opts.Exe, env, append([]string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, st.args...)...)
 	if err != nil {
 		return nil, err

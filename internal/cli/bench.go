@@ -73,6 +73,7 @@ func newBenchCmd() *cobra.Command {
 	fl.StringVar(&out, "out", "", "also write the report to this markdown file")
 	fl.StringVar(&opts.Database, "database", "", "benchmark on PostgreSQL: a postgres:// URL (the site goes in a temporary schema)")
 	fl.BoolVar(&opts.NoResponseCache, "no-response-cache", false, "run the server with its anonymous response cache off")
+	fl.BoolVar(&opts.RateLimits, "rate-limits", false, "run the server with its API rate limits on, with budgets above the load (every request takes a token, as in production); off by default")
 	fl.IntVar(&opts.Nodes, "nodes", 1, "number of folio serve processes sharing the --database, each getting requests in turn")
 	fl.StringVar(&opts.Keep, "keep", "", "keep the seeded site in this directory (a --data directory, or on PostgreSQL a note naming the kept schema); a later run with the same directory and --posts measures it again without seeding")
 	fl.DurationVar(&opts.Soak, "soak", 0, "instead of the scenarios, a soak of this duration: 12 connections reading and 4 creating posts at once, reporting rates, p50/p99, WAL and database size and the server's RSS every --soak-interval")

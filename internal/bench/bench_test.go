@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/store"
 )
 
@@ -684,5 +685,47 @@ func TestSeedDatesEndNowWithinTheSpan(t *testing.T) {
 	}
 	if got, want := seedDate(end, 10, 7), end.Add(-9*time.Hour); !got.Equal(want) {
 		t.Errorf("10 posts: the 8th at %s, want %s (three hours apart)", got, want)
+	}
+}
+
+// TestServerEnvRateLimits: without RateLimits the server runs with its
+// API rate limits off; with it they are on, from a configuration file
+// whose every budget is far above any load, which the cleanup removes.
+func TestServerEnvRateLimits(t *testing.T) {
+	t.Setenv(config.EnvRateLimits, "")
+	env, cleanup, err := serverEnv(Options{NoResponseCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup()
+	if want := []string{"FOLIO_RESPONSE_CACHE=off", "FOLIO_RATE_LIMITS=off"}; !slices.Equal(env, want) {
+		t.Fatalf("env without rate limits = %q, want %q", env, want)
+	}
+
+	env, cleanup, err = serverEnv(Options{RateLimits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(env) != 1 || !strings.HasPrefix(env[0], "FOLIO_CONFIG=") {
+		t.Fatalf("env with rate limits = %q, want only FOLIO_CONFIG", env)
+	}
+	path := strings.TrimPrefix(env[0], "FOLIO_CONFIG=")
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Limits.RateLimitsOn() {
+		t.Fatal("the configuration turns the rate limits off")
+	}
+	for _, b := range []config.RateBudgets{cfg.Limits.Anonymous, cfg.Limits.User} {
+		for _, r := range []config.Rate{b.Read, b.Write, b.Search, b.Upload} {
+			if r.Rate < benchBudget || r.Burst < benchBudget {
+				t.Fatalf("budget %+v is below the bench's", r)
+			}
+		}
+	}
+	cleanup()
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the configuration file stays after the cleanup: %v", err)
 	}
 }

@@ -239,6 +239,27 @@ func TestDoctorReportsIntegrityMigrationsOrphansAndOutbox(t *testing.T) {
 	if !cfg.IsPostgres() && !strings.Contains(msg, "integrity: ok") {
 		t.Errorf("doctor's report lacks the integrity check:\n%s", msg)
 	}
+	if cfg.IsPostgres() != strings.Contains(msg, "\nautovacuum: ") {
+		t.Errorf("doctor's report says whether autovacuum is on exactly on PostgreSQL:\n%s", msg)
+	}
+}
+
+// TestDoctorWarnsWhenAutovacuumIsOff: the autovacuum line names the
+// server and the tables autovacuum does not reach, and says why it
+// matters; with nothing off it says on.
+func TestDoctorWarnsWhenAutovacuumIsOff(t *testing.T) {
+	var b strings.Builder
+	reportVacuum(&b, nil)
+	if b.String() != "autovacuum: on\n" {
+		t.Errorf("nothing off: %q", b.String())
+	}
+	b.Reset()
+	reportVacuum(&b, []string{"server", "rate_limits"})
+	for _, want := range []string{"autovacuum: OFF for the server (autovacuum or track_counts), table rate_limits;", "warning:", "never reclaimed", "turn autovacuum on"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q: %q", want, b.String())
+		}
+	}
 }
 
 // TestPgDumpRestoreServesTheSameAPI follows the PostgreSQL runbook: a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/folio-server/folio/internal/config"
@@ -66,6 +67,11 @@ func doctor(ctx context.Context, cfg *config.Config, w io.Writer, now time.Time)
 		st = db
 		fmt.Fprintf(w, "database: PostgreSQL %s\n", config.RedactURL(cfg.DatabaseURL))
 		fmt.Fprintln(w, "integrity: not checked by folio on PostgreSQL (use pg_amcheck)")
+		off, err := db.VacuumOff(ctx)
+		if err != nil {
+			return err
+		}
+		reportVacuum(w, off)
 	} else {
 		path := cfg.DatabasePath()
 		if _, err := os.Stat(path); err != nil {
@@ -139,6 +145,25 @@ func doctor(ctx context.Context, cfg *config.Config, w io.Writer, now time.Time)
 		return errDoctor
 	}
 	return nil
+}
+
+// reportVacuum says whether autovacuum reaches the site's tables (off
+// names "server" and the tables it is turned off for). Off is a warning,
+// not a failure: the site works, but the rows that its counts and
+// rate-limit buckets leave behind on every write are never reclaimed.
+func reportVacuum(w io.Writer, off []string) {
+	if len(off) == 0 {
+		fmt.Fprintln(w, "autovacuum: on")
+		return
+	}
+	what := make([]string, len(off))
+	for i, o := range off {
+		what[i] = "table " + o
+		if o == "server" {
+			what[i] = "the server (autovacuum or track_counts)"
+		}
+	}
+	fmt.Fprintf(w, "autovacuum: OFF for %s; warning: post_counts, term_counts, rate_limits and sessions change rows on most writes and requests, and without vacuum the old versions of those rows are never reclaimed (turn autovacuum on)\n", strings.Join(what, ", "))
 }
 
 // orphanBatch is how many upload files doctor looks up in one query.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -811,4 +812,51 @@ func TestGivenSearchRowsSkipTheTrigger(t *testing.T) {
 	if !strings.Contains(plainWords, "zebra") {
 		t.Errorf("the next insert's row: %q, want the trigger's (the title's words)", plainWords)
 	}
+}
+
+// TestVacuumOffNamesTheServerAndTables: VacuumOff says "server" exactly
+// when the server's autovacuum or track_counts is off, and names each of
+// the schema's tables whose autovacuum_enabled is turned off, however
+// the value is spelled, until it is reset.
+func TestVacuumOffNamesTheServerAndTables(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	ctx := context.Background()
+	var serverOff bool
+	if err := db.Pool().QueryRow(ctx, `SELECT current_setting('autovacuum') = 'off' OR current_setting('track_counts') = 'off'`).Scan(&serverOff); err != nil {
+		t.Fatal(err)
+	}
+	want := func(tables ...string) []string {
+		if serverOff {
+			return append([]string{"server"}, tables...)
+		}
+		return tables
+	}
+	check := func(step string, tables ...string) {
+		t.Helper()
+		got, err := db.VacuumOff(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want(tables...); !slices.Equal(got, w) {
+			t.Fatalf("%s: off for %q, want %q", step, got, w)
+		}
+	}
+	check("as migrated")
+	for _, q := range []string{
+		`ALTER TABLE rate_limits SET (autovacuum_enabled = false)`,
+		`ALTER TABLE post_counts SET (autovacuum_enabled = off)`,
+	} {
+		if _, err := db.Pool().Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("two tables off", "post_counts", "rate_limits")
+	if _, err := db.Pool().Exec(ctx, `ALTER TABLE post_counts RESET (autovacuum_enabled)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `ALTER TABLE rate_limits SET (autovacuum_enabled = true)`); err != nil {
+		t.Fatal(err)
+	}
+	check("reset and on again")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +49,10 @@ type BasicAuth struct {
 	// Throttle, when set, slows guessing: failures are counted per
 	// (login, client address) pair, and a pair past its allowance gets a
 	// 429 rest_authentication_throttled *Error with RetryAfter, without
-	// its password being checked.
+	// its password being checked. Where Apps is also the throttle's
+	// Counters and reads users with their passwords
+	// (store.UserAppPasswordsStore), the pair's counter is read in that
+	// same query.
 	Throttle *Throttle
 
 	mu sync.Mutex
@@ -103,22 +107,29 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 	var keys []ThrottleKey
 	if b.Throttle != nil {
 		keys = []ThrottleKey{pairKey(login, ip)}
-		d, err := b.Throttle.Check(ctx, keys)
-		if err != nil {
+	}
+	hash := HashAppPassword(pw)
+
+	// The pair's counter comes with the user where the store reads both
+	// at once; it is checked before the password either way.
+	rec, apps, counter, err := b.lookup(ctx, login, keys)
+	notFound := errors.Is(err, store.ErrNotFound)
+	if err != nil && !notFound {
+		return nil, fmt.Errorf("basic auth: %w", err)
+	}
+	if b.Throttle != nil {
+		var d time.Duration
+		if counter != nil {
+			d = wait([]store.LoginCounter{*counter}, b.Throttle.now())
+		} else if d, err = b.Throttle.Check(ctx, keys); err != nil {
 			return nil, fmt.Errorf("basic auth: %w", err)
 		}
 		if d > 0 {
 			return nil, errThrottled(d)
 		}
 	}
-	hash := HashAppPassword(pw)
-
-	rec, apps, err := b.lookup(ctx, login)
-	if errors.Is(err, store.ErrNotFound) {
+	if notFound {
 		return nil, b.failed(ctx, keys)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("basic auth: %w", err)
 	}
 	var match *store.AppPassword
 	for _, p := range apps {
@@ -148,18 +159,25 @@ func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
 
 // lookup finds the user by login, or by email when login looks like one,
 // and the user's application passwords: one read for a login where the
-// store loads both at once (store.UserAppPasswordsStore).
-func (b *BasicAuth) lookup(ctx context.Context, login string) (*store.User, []*store.AppPassword, error) {
+// store loads both at once (store.UserAppPasswordsStore), which also
+// reads the counter of the throttle's key (keys[0]) when the throttle
+// counts in the same store. counter is nil when it was not read.
+func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey) (u *store.User, apps []*store.AppPassword, counter *store.LoginCounter, err error) {
 	if !plausibleLogin(login) {
-		return nil, nil, store.ErrNotFound
+		return nil, nil, nil, store.ErrNotFound
 	}
-	var u *store.User
-	var err error
 	if both, ok := b.Apps.(store.UserAppPasswordsStore); ok {
-		var apps []*store.AppPassword
-		u, apps, err = both.GetUserAppPasswords(ctx, login)
+		key := ""
+		if len(keys) == 1 && b.Throttle != nil && sameStore(b.Throttle.Counters, b.Apps) {
+			key = keys[0].Name
+		}
+		var c store.LoginCounter
+		u, apps, c, err = both.GetUserAppPasswords(ctx, login, key)
 		if err == nil {
-			return u, apps, nil
+			if key != "" {
+				counter = &c
+			}
+			return u, apps, counter, nil
 		}
 	} else {
 		u, err = b.Users.GetUserByLogin(ctx, login)
@@ -171,13 +189,20 @@ func (b *BasicAuth) lookup(ctx context.Context, login string) (*store.User, []*s
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("load user: %w", err)
+		return nil, nil, nil, fmt.Errorf("load user: %w", err)
 	}
-	apps, err := b.Apps.ListAppPasswords(ctx, u.ID)
+	apps, err = b.Apps.ListAppPasswords(ctx, u.ID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list application passwords: %w", err)
+		return nil, nil, nil, fmt.Errorf("list application passwords: %w", err)
 	}
-	return u, apps, nil
+	return u, apps, nil, nil
+}
+
+// sameStore reports whether a and b are the same store value: a pointer
+// (or another comparable value) held by both.
+func sameStore(a, b any) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta != nil && ta == tb && ta.Comparable() && a == b
 }
 
 // parseBasic splits a Basic Authorization header value into login and

@@ -502,4 +502,20 @@ func TestBasicAuthThrottlesThePairOnly(t *testing.T) {
 	if _, err := try(plain, "203.0.113.1"); err != nil {
 		t.Fatalf("after the wait: %v", err)
 	}
+
+	// The counter read with the user (store.UserAppPasswordsStore) and
+	// the one read alone (an unknown login, an email) throttle alike.
+	for _, login := range []string{"nobody", "ed@example.com"} {
+		r := func(pw string) (*User, error) {
+			req := requestWith(basicHeader(login, pw))
+			req.RemoteAddr = "198.51.100.7:4242"
+			return b.Authenticate(req)
+		}
+		for range ThrottlePair.Free {
+			_, err := r("wrong")
+			wantCode(err, 401, "rest_authentication_failed")
+		}
+		_, err := r(plain)
+		wantCode(err, 429, "rest_authentication_throttled")
+	}
 }

@@ -268,14 +268,17 @@ type AppPasswordStore interface {
 	TouchAppPassword(ctx context.Context, id int64, at time.Time, ip string) error
 }
 
-// UserAppPasswordsStore is an AppPasswordStore that loads a user and the
-// user's application passwords together, in one read: what Basic
-// authentication checks on every request that carries it.
+// UserAppPasswordsStore is an AppPasswordStore that loads a user, the
+// user's application passwords and a sign-in counter together, in one
+// read: what Basic authentication checks on every request that carries
+// it.
 type UserAppPasswordsStore interface {
 	// GetUserAppPasswords returns the user whose login is login, ASCII
-	// case-insensitively, and the user's application passwords, oldest
-	// first; ErrNotFound when there is no such user.
-	GetUserAppPasswords(ctx context.Context, login string) (*User, []*AppPassword, error)
+	// case-insensitively, the user's application passwords, oldest
+	// first, and the login counter of counterKey as LoginCounters reads
+	// it (Key set, zero otherwise, when there is none or counterKey is
+	// ""); ErrNotFound, and no counter, when there is no such user.
+	GetUserAppPasswords(ctx context.Context, login, counterKey string) (*User, []*AppPassword, LoginCounter, error)
 }
 
 // OptionStore keeps site options (key → value), e.g. the shared secret

@@ -46,38 +46,47 @@ func (o ops) ListAppPasswords(ctx context.Context, userID int64) ([]*store.AppPa
 }
 
 // GetUserAppPasswords loads the user whose login is login, ASCII
-// case-insensitively, and that user's application passwords, oldest
-// first, in one query (store.UserAppPasswordsStore); store.ErrNotFound
-// when there is no such user.
-func (o ops) GetUserAppPasswords(ctx context.Context, login string) (*store.User, []*store.AppPassword, error) {
+// case-insensitively, that user's application passwords, oldest first,
+// and the login counter of counterKey, in one query
+// (store.UserAppPasswordsStore); store.ErrNotFound when there is no such
+// user.
+func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) (*store.User, []*store.AppPassword, store.LoginCounter, error) {
 	var u *store.User
 	apps := []*store.AppPassword{}
+	counter := store.LoginCounter{Key: counterKey}
 	err := o.reader().query(ctx, func(rows Rows) error {
 		var p store.AppPassword
-		var id sql.NullInt64
+		var id, failures sql.NullInt64
 		var uuid, name, hash, ip sql.NullString
-		row, err := scanUser(withExtra{rows, []any{&id, &uuid, &name, &hash, at(&p.Created), at(&p.LastUsed), &ip}})
+		var last, next time.Time
+		row, err := scanUser(withExtra{rows, []any{&id, &uuid, &name, &hash, at(&p.Created), at(&p.LastUsed), &ip,
+			&failures, at(&last), at(&next)}})
 		if err != nil {
 			return err
 		}
 		if u == nil {
 			u = row
+			if failures.Valid {
+				counter.Failures, counter.Last, counter.Next = failures.Int64, last, next
+			}
 		}
 		if id.Valid {
 			p.ID, p.UUID, p.UserID, p.Name, p.Hash, p.LastIP = id.Int64, uuid.String, u.ID, name.String, hash.String, ip.String
 			apps = append(apps, &p)
 		}
 		return nil
-	}, o.db.userColumns()+`, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip
+	}, o.db.userColumns()+`, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip,
+			c.failures, c.last, c.next
 		FROM users u LEFT JOIN app_passwords a ON a.user_id = u.id
-		WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY a.id`, foldASCII(login))
+			LEFT JOIN login_counters c ON c.key = $2
+		WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY a.id`, foldASCII(login), counterKey)
 	if err != nil {
-		return nil, nil, o.db.fail("get user "+strconv.Quote(login)+" and application passwords", err)
+		return nil, nil, store.LoginCounter{}, o.db.fail("get user "+strconv.Quote(login)+" and application passwords", err)
 	}
 	if u == nil {
-		return nil, nil, o.db.notFound("user " + strconv.Quote(login))
+		return nil, nil, store.LoginCounter{}, o.db.notFound("user " + strconv.Quote(login))
 	}
-	return u, apps, nil
+	return u, apps, counter, nil
 }
 
 // DeleteAppPassword removes one application password of a user;

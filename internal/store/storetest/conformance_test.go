@@ -888,27 +888,51 @@ func TestAppPasswords(t *testing.T) {
 	}
 
 	// Basic authentication's one read: the user by login, ASCII
-	// case-insensitively, with the same passwords as the list.
+	// case-insensitively, with the same passwords as the list, and the
+	// sign-in counter of a key as LoginCounters reads it.
 	both, ok := db.(store.UserAppPasswordsStore)
 	if !ok {
 		t.Fatalf("%T does not load a user with the passwords", db)
 	}
-	got, apps, err := both.GetUserAppPasswords(ctx, "U")
+	counted := store.LoginCounter{Key: "pair:u", Failures: 3,
+		Last: time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC), Next: time.Date(2024, 3, 1, 12, 5, 0, 0, time.UTC)}
+	if err := db.UpdateLoginCounters(ctx, []string{counted.Key}, func([]store.LoginCounter) []store.LoginCounter {
+		return []store.LoginCounter{counted}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := db.LoginCounters(ctx, []string{counted.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != u.ID || got.Login != "u" || !reflect.DeepEqual(apps, list) {
-		t.Fatalf("user and passwords = %+v, %+v; want user %d, %+v", got, apps, u.ID, list)
+	for _, key := range []string{counted.Key, "pair:none", ""} {
+		got, apps, c, err := both.GetUserAppPasswords(ctx, "U", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ID != u.ID || got.Login != "u" || !reflect.DeepEqual(apps, list) {
+			t.Fatalf("key %q: user and passwords = %+v, %+v; want user %d, %+v", key, got, apps, u.ID, list)
+		}
+		want := store.LoginCounter{Key: key}
+		if key == counted.Key {
+			want = read[0]
+			if want.Failures != 3 || !want.Next.Equal(counted.Next) {
+				t.Fatalf("LoginCounters = %+v, want %+v", want, counted)
+			}
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Fatalf("key %q: counter = %+v, want %+v", key, c, want)
+		}
 	}
 	lone := &store.User{Login: "lone", Nicename: "lone"}
 	if err := db.InsertUser(ctx, lone); err != nil {
 		t.Fatal(err)
 	}
-	got, apps, err = both.GetUserAppPasswords(ctx, "lone")
-	if err != nil || got.ID != lone.ID || apps == nil || len(apps) != 0 {
-		t.Fatalf("user without passwords = %+v, %#v, %v", got, apps, err)
+	got, apps, c, err := both.GetUserAppPasswords(ctx, "lone", counted.Key)
+	if err != nil || got.ID != lone.ID || apps == nil || len(apps) != 0 || !reflect.DeepEqual(c, read[0]) {
+		t.Fatalf("user without passwords = %+v, %#v, %+v, %v", got, apps, c, err)
 	}
-	if _, _, err := both.GetUserAppPasswords(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
+	if _, _, _, err := both.GetUserAppPasswords(ctx, "nobody", counted.Key); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown login: %v", err)
 	}
 

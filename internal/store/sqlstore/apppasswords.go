@@ -49,7 +49,8 @@ func (o ops) ListAppPasswords(ctx context.Context, userID int64) ([]*store.AppPa
 // case-insensitively, that user's application passwords, oldest first,
 // and the login counter of counterKey, in one query
 // (store.UserAppPasswordsStore); store.ErrNotFound when there is no such
-// user.
+// user. The user's row, with its roles and capabilities, is made once, not
+// once for each password.
 func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) (*store.User, []*store.AppPassword, store.LoginCounter, error) {
 	var u *store.User
 	apps := []*store.AppPassword{}
@@ -75,11 +76,11 @@ func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) 
 			apps = append(apps, &p)
 		}
 		return nil
-	}, o.db.userColumns()+`, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip,
-			c.failures, c.last, c.next
-		FROM users u LEFT JOIN app_passwords a ON a.user_id = u.id
+	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next
+		FROM (`+o.db.userColumns()+` FROM users u WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY u.id LIMIT 1) AS u
+			LEFT JOIN app_passwords a ON a.user_id = u.id
 			LEFT JOIN login_counters c ON c.key = $2
-		WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY a.id`, foldASCII(login), counterKey)
+		ORDER BY a.id`, foldASCII(login), counterKey)
 	if err != nil {
 		return nil, nil, store.LoginCounter{}, o.db.fail("get user "+strconv.Quote(login)+" and application passwords", err)
 	}

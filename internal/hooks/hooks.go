@@ -133,6 +133,18 @@ func (h *Hook[T]) Length() int {
 	return len(h.handlers)
 }
 
+// Bound reports whether a bound handler applies to events with key.
+func (h *Hook[T]) Bound(key string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, hd := range h.handlers {
+		if len(hd.Keys) == 0 || slices.Contains(hd.Keys, key) {
+			return true
+		}
+	}
+	return false
+}
+
 // Record makes the hook report every Trigger to rec (nil stops it).
 func (h *Hook[T]) Record(rec *Recorder) { h.rec.Store(rec) }
 

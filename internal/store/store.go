@@ -155,6 +155,14 @@ type PostIDReserver interface {
 	ReservePostID(ctx context.Context) (int64, error)
 }
 
+// PostTermsLinker is a Store whose SetPostTerms can also tell which terms
+// it linked: a new post's terms are then known without reading them back.
+type PostTermsLinker interface {
+	// SetPostTermsLinked is SetPostTerms that also returns the ids of
+	// the terms the post was not linked to before and now is, ascending.
+	SetPostTermsLinked(ctx context.Context, postID int64, taxonomy string, ids []int64) ([]int64, error)
+}
+
 // PostStore is what the content layer needs to keep posts.
 type PostStore interface {
 	GetPost(ctx context.Context, id int64) (*Post, error)
@@ -447,4 +455,24 @@ func LockKeys(ctx context.Context, s Store, keys ...string) error {
 		return l.LockKeys(ctx, keys...)
 	}
 	return nil
+}
+
+// CompareNames orders two names as SQLite's NOCASE collation (and
+// PostgreSQL's folio_nocase under the "C" collation) do: byte by byte with
+// the ASCII capitals folded to lower case, a prefix before the longer
+// string. Terms are listed in this order of their names.
+func CompareNames(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return int(x) - int(y)
+		}
+	}
+	return len(a) - len(b)
 }

@@ -174,23 +174,3 @@ func LikeAny(a *Args, cols []string, word string, like func(col, pattern string)
 	}
 	return "(" + strings.Join(parts, " OR ") + ")"
 }
-
-// nocaseCompare orders two strings as SQLite's NOCASE collation (and
-// PostgreSQL's folio_nocase under the "C" collation) do: byte by byte with
-// the ASCII capitals folded to lower case, a prefix before the longer
-// string.
-func nocaseCompare(a, b string) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return int(x) - int(y)
-		}
-	}
-	return len(a) - len(b)
-}

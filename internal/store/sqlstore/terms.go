@@ -255,11 +255,20 @@ func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
 // adds and removes when the post is published: at once, or where rows are
 // locked just before the transaction commits (termCounts).
 func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, ids []int64) error {
+	_, err := o.SetPostTermsLinked(ctx, postID, taxonomy, ids)
+	return err
+}
+
+// SetPostTermsLinked is SetPostTerms that also returns the ids of the
+// terms it linked the post to, ascending (store.PostTermsLinker).
+func (o ops) SetPostTermsLinked(ctx context.Context, postID int64, taxonomy string, ids []int64) ([]int64, error) {
 	if ids == nil {
 		ids = []int64{}
 	}
 	d := o.db.d
-	return o.writeTx(ctx, false, func(q querier) (bool, error) {
+	var linkedNow []int64
+	err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+		linkedNow = nil
 		if o.db.termSlot != "" {
 			// Sent with the next statement, before any link is made.
 			if err := o.db.keysIn(ctx, q.c, true, termKeys(ids)); err != nil {
@@ -295,6 +304,7 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 				if published {
 					q.addCounts(added, 1)
 				}
+				linkedNow = added
 				return len(ids) > 0, nil
 			}
 		} else {
@@ -312,7 +322,8 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 			if !linked {
 				// A new post, or one without terms of the taxonomy:
 				// nothing to unlink or uncount.
-				return len(ids) > 0, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+				linkedNow, err = o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+				return len(ids) > 0, err
 			}
 		}
 		var removed []int64
@@ -338,16 +349,22 @@ func (o ops) SetPostTerms(ctx context.Context, postID int64, taxonomy string, id
 		if q.deferCounts() {
 			q.addCounts(removed, -1)
 		}
-		return true, o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+		linkedNow, err = o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+		return true, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return linkedNow, nil
 }
 
 // linkPostTerms links a post to the terms of ids in taxonomy that it is
 // not linked to yet, counting them when it is published (at once, or just
-// before the commit: termCounts).
-func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonomy string, ids []int64, published bool) error {
+// before the commit: termCounts), and returns the ids it linked,
+// ascending.
+func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonomy string, ids []int64, published bool) ([]int64, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	d := o.db.d
 	var added []int64
@@ -362,19 +379,21 @@ func (o ops) linkPostTerms(ctx context.Context, q querier, postID int64, taxonom
 			_, err = q.exec(ctx, `UPDATE terms SET count = count + 1 WHERE `+where, a.vals...)
 		}
 		if err != nil {
-			return o.db.fail("set post terms", err)
+			return nil, o.db.fail("set post terms", err)
 		}
 	}
 	a := &Args{vals: []any{postID, taxonomy}}
-	if _, err := q.exec(ctx, `INSERT INTO term_relationships (post_id, term_id)
+	var linked []int64
+	if err := collect(ctx, q, &linked, scanInt64, `INSERT INTO term_relationships (post_id, term_id)
 		SELECT $1, id FROM terms WHERE taxonomy = $2 AND `+d.In(a, "id", ids, false)+`
-		ON CONFLICT DO NOTHING`, a.vals...); err != nil {
-		return o.db.fail("set post terms", err)
+		ON CONFLICT DO NOTHING RETURNING term_id`, a.vals...); err != nil {
+		return nil, o.db.fail("set post terms", err)
 	}
 	if q.deferCounts() {
 		q.addCounts(added, 1)
 	}
-	return nil
+	slices.Sort(linked)
+	return linked, nil
 }
 
 // PostTerms loads the terms of many posts in one query, per post in
@@ -414,7 +433,7 @@ func (o ops) postTerms(ctx context.Context, postIDs []int64, taxonomies []string
 	}
 	for _, ts := range out {
 		slices.SortFunc(ts, func(a, b *store.Term) int {
-			if c := nocaseCompare(a.Name, b.Name); c != 0 {
+			if c := store.CompareNames(a.Name, b.Name); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.ID, b.ID)

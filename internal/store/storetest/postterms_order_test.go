@@ -104,3 +104,71 @@ func TestPostTermsOrderIsTheDatabaseNameOrder(t *testing.T) {
 		t.Fatalf("PostTerms order %v, the database's name order %v", termIDs(got[p.ID]), want)
 	}
 }
+
+// TestSetPostTermsLinked: SetPostTermsLinked returns the terms it linked
+// the post to that it was not linked to before, ascending, skipping ids
+// that are missing or of another taxonomy, alone and in a transaction,
+// for published posts (whose terms are counted) and drafts.
+func TestSetPostTermsLinked(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	linker, ok := db.(store.PostTermsLinker)
+	if !ok {
+		t.Fatalf("%T does not tell the terms it links", db)
+	}
+	c := mustTerm(t, db, &store.Term{Taxonomy: "category", Name: "c", Slug: "c"})
+	b := mustTerm(t, db, &store.Term{Taxonomy: "category", Name: "b", Slug: "b"})
+	a := mustTerm(t, db, &store.Term{Taxonomy: "category", Name: "a", Slug: "a"})
+	tag := mustTerm(t, db, &store.Term{Taxonomy: "post_tag", Name: "t", Slug: "t"})
+	for _, status := range []string{"publish", "draft"} {
+		for _, inTx := range []bool{false, true} {
+			name := fmt.Sprintf("%s, in a transaction %v", status, inTx)
+			p := &store.Post{Type: "post", Status: status}
+			if err := db.InsertPost(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			link := func(ids ...int64) []int64 {
+				t.Helper()
+				var got []int64
+				var err error
+				if inTx {
+					err = db.Tx(ctx, func(tx store.Store) error {
+						var err error
+						got, err = tx.(store.PostTermsLinker).SetPostTermsLinked(ctx, p.ID, "category", ids)
+						return err
+					})
+				} else {
+					got, err = linker.SetPostTermsLinked(ctx, p.ID, "category", ids)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return got
+			}
+			if got, want := link(c, 999999, tag, a), []int64{min(a, c), max(a, c)}; !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: a new post linked %v, want %v", name, got, want)
+			}
+			// A change links only what the post was not linked to.
+			if got, want := link(a, b), []int64{b}; !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the change linked %v, want %v", name, got, want)
+			}
+			if got := link(a, b); len(got) != 0 {
+				t.Errorf("%s: the same terms again linked %v", name, got)
+			}
+			terms, err := db.PostTerms(ctx, []int64{p.ID}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := termIDs(terms[p.ID]), []int64{a, b}; !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the post's terms are %v, want %v", name, got, want)
+			}
+		}
+	}
+	counts, err := db.GetTerms(ctx, []int64{a, b, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts[a].Count != 2 || counts[b].Count != 2 || counts[c].Count != 0 {
+		t.Errorf("counts a %d, b %d, c %d; want 2, 2, 0 (the published posts)", counts[a].Count, counts[b].Count, counts[c].Count)
+	}
+}

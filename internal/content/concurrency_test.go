@@ -84,7 +84,7 @@ func TestConcurrentCreatesWithOneTitleGetDistinctSlugs(t *testing.T) {
 		if i%6 == 5 {
 			in.Slug = ptr("same-title-2")
 		}
-		_, err := site.CreatePost(ns.ctx, ns.admin, pt, in, "http://example.com")
+		_, _, err := site.CreatePost(ns.ctx, ns.admin, pt, in, "http://example.com")
 		return err
 	})
 	for i, err := range errs {
@@ -213,7 +213,7 @@ func TestCountsStayExactUnderConcurrentWrites(t *testing.T) {
 	errs := ns.run(n, func(i int, site *content.Site) error {
 		in := content.PostInput{Title: ptr(fmt.Sprintf("Post %d", i)), Status: ptr("publish"),
 			Terms: map[string][]int64{"post_tag": {tags[i%3], tags[(i+1)%3]}}}
-		p, err := site.CreatePost(ns.ctx, ns.admin, pt, in, "http://example.com")
+		p, _, err := site.CreatePost(ns.ctx, ns.admin, pt, in, "http://example.com")
 		if err != nil {
 			return err
 		}

@@ -34,6 +34,12 @@ func (s *Site) InsertPostHook(ctx context.Context, pt *PostType, p *store.Post, 
 		Context: ctx, PostType: pt.Name, Post: p, Request: request, Creating: creating})
 }
 
+// InsertPostHooked reports whether a handler of rest_insert_<post_type>
+// applies to posts of type pt: one may change what was written.
+func (s *Site) InsertPostHooked(pt *PostType) bool {
+	return s.hooks.InsertPost.Bound(pt.Name)
+}
+
 // DeletePostHook fires rest_delete_<post_type>: a post was trashed or
 // deleted; response is its data as it was.
 func (s *Site) DeletePostHook(ctx context.Context, pt *PostType, p *store.Post, response *rest.Resource, request *rest.Request) {

@@ -32,7 +32,7 @@ func TestTheDomainFiresTypedHooks(t *testing.T) {
 		return e.Next()
 	})
 	title := "Typed"
-	p, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test")
+	p, _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test")
 	if err != nil {
 		t.Fatal(err)
 	}

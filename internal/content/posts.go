@@ -251,20 +251,23 @@ func (s *Site) apply(ctx context.Context, u *auth.User, pt *PostType, p *store.P
 }
 
 // CreatePost validates in and stores a new post of type pt by u. siteRoot is
-// the site URL used for the post's GUID.
-func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in PostInput, siteRoot string) (*store.Post, error) {
+// the site URL used for the post's GUID. terms are the post's terms as
+// written, for each taxonomy of the type the ids in the order PostTerms
+// lists them, where the store tells which terms it linked (nil otherwise):
+// what the response shows without reading them back.
+func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in PostInput, siteRoot string) (p *store.Post, terms map[string][]int64, err error) {
 	set, err := s.Settings(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("create post: %w", err)
+		return nil, nil, fmt.Errorf("create post: %w", err)
 	}
-	p := &store.Post{
+	p = &store.Post{
 		Type:   pt.Name,
 		Status: "draft",
 		Author: u.ID(),
 	}
 	p.CommentStatus, p.PingStatus = set.newCommentStatus(pt)
 	if err := s.apply(ctx, u, pt, p, in, true, set); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
@@ -294,7 +297,8 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		if err := tx.InsertPost(ctx, p); err != nil {
 			return err
 		}
-		if err := s.setPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory); err != nil {
+		// A retried transaction sets them again.
+		if terms, err = s.linkPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory); err != nil {
 			return err
 		}
 		if !filled {
@@ -306,9 +310,9 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		return s.changed(ctx, tx, Change{Kind: postKind(pt), Type: pt.Name, Action: "created", ID: p.ID, Record: p})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("create post: %w", err)
+		return nil, nil, fmt.Errorf("create post: %w", err)
 	}
-	return p, nil
+	return p, terms, nil
 }
 
 // UpdatePost validates in and applies it to the stored post old.

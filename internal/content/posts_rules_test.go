@@ -67,7 +67,7 @@ func (r *rules) typ(name string) *content.PostType {
 // create creates a post of type "post" as role; it fails the test on error.
 func (r *rules) create(role string, in content.PostInput) *store.Post {
 	r.t.Helper()
-	p, err := r.site.CreatePost(r.ctx, r.users[role], r.typ("post"), in, "http://example.com")
+	p, _, err := r.site.CreatePost(r.ctx, r.users[role], r.typ("post"), in, "http://example.com")
 	if err != nil {
 		r.t.Fatalf("create as %s: %v", role, err)
 	}
@@ -110,7 +110,7 @@ func TestPublishNeedsThePublishCapability(t *testing.T) {
 		{"contributor", "draft", "draft"},
 		{"author", "nonsense", "draft"},
 	} {
-		p, err := r.site.CreatePost(r.ctx, r.users[tt.role], r.typ("post"), content.PostInput{Title: ptr("T"), Status: ptr(tt.status)}, "")
+		p, _, err := r.site.CreatePost(r.ctx, r.users[tt.role], r.typ("post"), content.PostInput{Title: ptr("T"), Status: ptr(tt.status)}, "")
 		got := errCode(err)
 		if err == nil {
 			got = r.get(p.ID).Status
@@ -128,7 +128,7 @@ func TestPublishNeedsThePublishCapability(t *testing.T) {
 	if p := r.create("author", content.PostInput{Title: ptr("Pend"), Status: ptr("pending"), Slug: ptr("pend")}); p.Slug != "pend" {
 		t.Errorf("author's pending post has slug %q", p.Slug)
 	}
-	if _, err := r.site.CreatePost(r.ctx, r.users["author"], r.typ("post"), content.PostInput{Status: ptr("publish")}, ""); errCode(err) != "empty_content" {
+	if _, _, err := r.site.CreatePost(r.ctx, r.users["author"], r.typ("post"), content.PostInput{Status: ptr("publish")}, ""); errCode(err) != "empty_content" {
 		t.Errorf("empty post: %v, want empty_content", err)
 	}
 }
@@ -193,7 +193,7 @@ func TestSlugsAreUniqueExceptForDrafts(t *testing.T) {
 		t.Errorf("published draft slug = %q, want same-slug-4", pub.Slug)
 	}
 	// A page may share a post's slug: uniqueness is per type.
-	pg, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("P"), Status: ptr("publish"), Slug: ptr("same-slug")}, "")
+	pg, _, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("P"), Status: ptr("publish"), Slug: ptr("same-slug")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestSlugSuffixesPastFourDigits(t *testing.T) {
 func TestStickyAndPasswordExcludeEachOther(t *testing.T) {
 	t.Parallel()
 	r := newRules(t)
-	_, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("post"), content.PostInput{Title: ptr("S"), Status: ptr("publish"), Sticky: ptr(true), Password: ptr("pw")}, "")
+	_, _, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("post"), content.PostInput{Title: ptr("S"), Status: ptr("publish"), Sticky: ptr(true), Password: ptr("pw")}, "")
 	if errCode(err) != "rest_invalid_field" {
 		t.Errorf("sticky with a password: %v, want rest_invalid_field", err)
 	}
@@ -308,7 +308,7 @@ func TestStickyAndPasswordExcludeEachOther(t *testing.T) {
 		t.Errorf("sticky and clear password: %v sticky=%v password=%q", err, both != nil && both.Sticky, both.Password)
 	}
 	// Pages are never sticky; private posts keep no password.
-	pg, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("P"), Status: ptr("publish"), Sticky: ptr(true)}, "")
+	pg, _, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("P"), Status: ptr("publish"), Sticky: ptr(true)}, "")
 	if err != nil || pg.Sticky {
 		t.Errorf("page sticky = %v, %v", pg != nil && pg.Sticky, err)
 	}

@@ -70,11 +70,11 @@ func TestRevisionIsSavedWhenTitleContentOrExcerptChange(t *testing.T) {
 	}
 
 	// A page keeps revisions; a type without "revisions" support does not.
-	page, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("Page"), Status: ptr("publish")}, "")
+	page, _, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("Page"), Status: ptr("publish")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	note, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("note"), content.PostInput{Title: ptr("Note"), Status: ptr("publish")}, "")
+	note, _, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("note"), content.PostInput{Title: ptr("Note"), Status: ptr("publish")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestStoredSettingsOverrideTheFileUntilReset(t *testing.T) {
 	if err != nil || len(terms[p.ID]) != 1 || terms[p.ID][0].ID != cat.ID {
 		t.Errorf("new post categories = %v %v, want the stored default %d", terms[p.ID], err, cat.ID)
 	}
-	page, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("Page"), Status: ptr("publish")}, "")
+	page, _, err := r.site.CreatePost(r.ctx, r.users["editor"], r.typ("page"), content.PostInput{Title: ptr("Page"), Status: ptr("publish")}, "")
 	if err != nil || page.CommentStatus != "closed" {
 		t.Errorf("page comment_status = %v %v, want closed (pages never open)", page, err)
 	}

@@ -1,9 +1,11 @@
 package content
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -511,6 +513,17 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 // defaultCategory (0 when the post is not new). Taxonomies that do not
 // apply to pt are ignored.
 func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64) error {
+	_, err := s.linkPostTerms(ctx, tx, pt, p, terms, defaultCategory)
+	return err
+}
+
+// linkPostTerms is setPostTerms that, where the store tells which terms it
+// linked (store.PostTermsLinker), also returns them: for each taxonomy of
+// the post's type the ids of the terms it linked the post to, in the order
+// PostTerms lists a post's terms (name, then id). For a new post, which
+// had no terms, they are its terms. linked is nil where the store does
+// not tell.
+func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64) (linked map[string][]int64, err error) {
 	taxes := s.taxonomies.ForType(pt.Name)
 	var all []int64
 	for _, tax := range taxes {
@@ -518,10 +531,13 @@ func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p
 	}
 	var known map[int64]*store.Term
 	if len(all) > 0 {
-		var err error
 		if known, err = tx.GetTerms(ctx, all); err != nil {
-			return err
+			return nil, err
 		}
+	}
+	linker, _ := tx.(store.PostTermsLinker)
+	if linker != nil {
+		linked = make(map[string][]int64, len(taxes))
 	}
 	for _, tax := range taxes {
 		given, ok := terms[tax.Name]
@@ -539,9 +555,28 @@ func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p
 		default:
 			continue
 		}
-		if err := tx.SetPostTerms(ctx, p.ID, tax.Name, ids); err != nil {
-			return err
+		if linker == nil {
+			if err := tx.SetPostTerms(ctx, p.ID, tax.Name, ids); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		got, err := linker.SetPostTermsLinked(ctx, p.ID, tax.Name, ids)
+		if err != nil {
+			return nil, err
+		}
+		// The ids given were read above with their names; a default
+		// category is one term.
+		slices.SortFunc(got, func(a, b int64) int {
+			ta, tb := known[a], known[b]
+			if ta != nil && tb != nil {
+				if c := store.CompareNames(ta.Name, tb.Name); c != 0 {
+					return c
+				}
+			}
+			return cmp.Compare(a, b)
+		})
+		linked[tax.Name] = got
 	}
-	return nil
+	return linked, nil
 }

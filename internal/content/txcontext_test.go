@@ -34,7 +34,7 @@ func TestHookWritesJoinTheChangesTransaction(t *testing.T) {
 		return ev.Next()
 	})
 	title := "Hello"
-	if _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test"); err != nil {
+	if _, _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test"); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := db.GetOption(ctx, "first"); err != nil || v != "created" {
@@ -42,7 +42,7 @@ func TestHookWritesJoinTheChangesTransaction(t *testing.T) {
 	}
 
 	fail, key = true, "second"
-	if _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test"); !errors.Is(err, refuse) {
+	if _, _, err := site.CreatePost(ctx, site.UserOf(admin), pt, content.PostInput{Title: &title}, "http://example.test"); !errors.Is(err, refuse) {
 		t.Fatalf("err = %v, want the hook's", err)
 	}
 	if _, err := db.GetOption(ctx, "second"); !errors.Is(err, store.ErrNotFound) {

@@ -335,11 +335,17 @@ func (c *postsController) create(r *rest.Request) (*rest.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.site.CreatePost(r.Context(), r.User, c.pt, in, r.SiteURL(""))
+	hooked := c.site.InsertPostHooked(c.pt)
+	p, terms, err := c.site.CreatePost(r.Context(), r.User, c.pt, in, r.SiteURL(""))
 	if err != nil {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[postKey(p.ID)] = p
+	if terms != nil && !hooked {
+		// The response shows the terms written, not read back, unless a
+		// handler of the hook below may change them.
+		r.Cache()[writtenTermsKey(p.ID)] = terms
+	}
 	c.site.InsertPostHook(r.Context(), c.pt, p, r, true)
 	res, err := c.prepareOne(r, p, schema.Edit)
 	if err != nil {

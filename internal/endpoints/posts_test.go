@@ -948,3 +948,77 @@ func TestCreateStatementsDoNotGrowWithSameTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateShowsTheTermsItWrote: a create's response shows the terms the
+// create linked, in the order a read shows them, without reading them
+// back; a rest_insert_<type> handler, which may change them, makes the
+// response read them again.
+func TestCreateShowsTheTermsItWrote(t *testing.T) {
+	e := newEnv(t)
+	cat := func(name string) any {
+		return e.do("POST", "/api/svc/v2/categories", "editor", map[string]any{"name": name}).WantStatus(201).Object()["id"]
+	}
+	gamma, beta, alpha := cat("gamma"), cat("beta"), cat("Alpha")
+	tag := e.do("POST", "/api/svc/v2/tags", "editor", map[string]any{"name": "Tag"}).WantStatus(201).Object()["id"]
+	same := func(created map[string]any) {
+		t.Helper()
+		got := e.do("GET", fmt.Sprintf("%s/%v?context=edit", posts, created["id"]), "editor").WantStatus(200).Object()
+		for _, field := range []string{"categories", "tags"} {
+			if !reflect.DeepEqual(created[field], got[field]) {
+				t.Errorf("post %v: created with %s %v, read back %v", created["id"], field, created[field], got[field])
+			}
+		}
+	}
+	create := func(fields map[string]any) (map[string]any, int64) {
+		t.Helper()
+		before := e.Statements()
+		m := e.do("POST", posts, "editor", fields).WantStatus(201).Object()
+		return m, e.Statements() - before
+	}
+	// Name order (ASCII case folded), a missing id and a tag's id among
+	// the categories skipped.
+	for _, status := range []string{"publish", "draft"} {
+		m, _ := create(map[string]any{"title": "Terms " + status, "status": status,
+			"categories": []any{gamma, beta, 999999, tag, alpha}, "tags": []any{tag}})
+		if want := []any{alpha, beta, gamma}; !reflect.DeepEqual(m["categories"], want) {
+			t.Errorf("%s: categories %v, want %v", status, m["categories"], want)
+		}
+		if want := []any{tag}; !reflect.DeepEqual(m["tags"], want) {
+			t.Errorf("%s: tags %v, want %v", status, m["tags"], want)
+		}
+		same(m)
+	}
+	// The default category, and no tags.
+	plain, unhooked := create(map[string]any{"title": "Default", "status": "publish"})
+	if c, _ := plain["categories"].([]any); len(c) != 1 || plain["tags"] == nil || len(plain["tags"].([]any)) != 0 {
+		t.Errorf("default category: categories %v, tags %v", plain["categories"], plain["tags"])
+	}
+	same(plain)
+
+	// With a handler bound the response reads the terms back: one
+	// statement more.
+	noop := e.site.Hooks().InsertPost.BindFor([]string{"post"}, func(ev *events.InsertPostEvent) error { return ev.Next() })
+	if _, n := create(map[string]any{"title": "Default too", "status": "publish"}); n != unhooked+1 {
+		t.Errorf("a create with a handler bound took %d statements, without %d", n, unhooked)
+	}
+	e.site.Hooks().InsertPost.Unbind(noop)
+	if _, n := create(map[string]any{"title": "Default again", "status": "publish"}); n != unhooked {
+		t.Errorf("a create after the handler went took %d statements, before %d", n, unhooked)
+	}
+	// A handler that moves the post to another category: the response
+	// shows the move.
+	e.site.Hooks().InsertPost.BindFor([]string{"post"}, func(ev *events.InsertPostEvent) error {
+		if ev.Creating {
+			id := int64(beta.(float64))
+			if err := e.db.SetPostTerms(ev.Context, ev.Post.ID, "category", []int64{id}); err != nil {
+				return err
+			}
+		}
+		return ev.Next()
+	})
+	hookedPost, _ := create(map[string]any{"title": "Hooked", "status": "publish"})
+	if want := []any{beta}; !reflect.DeepEqual(hookedPost["categories"], want) {
+		t.Errorf("after the hook: categories %v, want %v", hookedPost["categories"], want)
+	}
+	same(hookedPost)
+}

@@ -574,6 +574,31 @@ func (c *postsController) assignCheck(r *rest.Request) error {
 // addTerms sets the term arrays and adds the `{rel_base}term` links of a
 // page of posts, loading the terms of the whole page in one query. The
 // loaded terms are cached for the embedded term collections.
+// writtenTermsKey is the request cache's key of the terms a create wrote
+// for post id: for each taxonomy the ids, in PostTerms' order.
+type writtenTermsKey int64
+
+// writtenTerms returns the terms of the one post of posts as its create
+// wrote them (writtenTermsKey), as PostTermsUncounted would read them
+// back: id and taxonomy, which is all a response without embedded terms
+// shows. ok is false when they are not known or more is needed.
+func writtenTerms(r *rest.Request, posts []*store.Post, embeds bool) (map[int64][]*store.Term, bool) {
+	if embeds || len(posts) != 1 {
+		return nil, false
+	}
+	written, ok := r.Cache()[writtenTermsKey(posts[0].ID)].(map[string][]int64)
+	if !ok {
+		return nil, false
+	}
+	var terms []*store.Term
+	for tax, ids := range written {
+		for _, id := range ids {
+			terms = append(terms, &store.Term{ID: id, Taxonomy: tax})
+		}
+	}
+	return map[int64][]*store.Term{posts[0].ID: terms}, true
+}
+
 func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*rest.Resource, taxes []*content.Taxonomy, links *postLinks) error {
 	if links == nil {
 		// Without links only the term fields _fields asks for are needed.
@@ -600,9 +625,12 @@ func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*
 	if r.Embeds() {
 		load, cache = c.site.PostTerms, r.Cache()
 	}
-	got, err := load(r.Context(), ids, taxes)
-	if err != nil {
-		return err
+	got, ok := writtenTerms(r, posts, cache != nil)
+	if !ok {
+		var err error
+		if got, err = load(r.Context(), ids, taxes); err != nil {
+			return err
+		}
 	}
 	var attrs [][]rest.LinkAttr
 	if links != nil {

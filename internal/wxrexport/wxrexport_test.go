@@ -259,7 +259,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	create := func(typ string, in content.PostInput) *store.Post {
 		t.Helper()
-		p, err := site.CreatePost(ctx, admin, postType(typ), in, cfg.Site.URL)
+		p, _, err := site.CreatePost(ctx, admin, postType(typ), in, cfg.Site.URL)
 		must(err)
 		return p
 	}

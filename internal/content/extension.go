@@ -34,10 +34,13 @@ func (s *Site) InsertPostHook(ctx context.Context, pt *PostType, p *store.Post, 
 		Context: ctx, PostType: pt.Name, Post: p, Request: request, Creating: creating})
 }
 
-// InsertPostHooked reports whether a handler of rest_insert_<post_type>
-// applies to posts of type pt: one may change what was written.
-func (s *Site) InsertPostHooked(pt *PostType) bool {
-	return s.hooks.InsertPost.Bound(pt.Name)
+// PostWriteHooked reports whether a handler that may change what a write
+// of a post of type pt wrote is bound: one of rest_insert_<post_type>, or
+// one of the Changed hook besides the server's own (whose extension field
+// updaters the request marks when they run: events.FieldsUpdated).
+func (s *Site) PostWriteHooked(pt *PostType) bool {
+	return s.hooks.InsertPost.Bound(pt.Name) ||
+		s.hooks.Changed.Bound(pt.Name, events.WebhooksOutboxHandler, events.ExtensionFieldsHandler)
 }
 
 // DeletePostHook fires rest_delete_<post_type>: a post was trashed or

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-server/folio/internal/content"
+	"github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/schema"
 	"github.com/folio-server/folio/internal/store"
@@ -335,15 +336,16 @@ func (c *postsController) create(r *rest.Request) (*rest.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooked := c.site.InsertPostHooked(c.pt)
+	hooked := c.site.PostWriteHooked(c.pt)
 	p, terms, err := c.site.CreatePost(r.Context(), r.User, c.pt, in, r.SiteURL(""))
 	if err != nil {
 		return nil, apiError(r, err)
 	}
 	r.Cache()[postKey(p.ID)] = p
-	if terms != nil && !hooked {
+	if terms != nil && !hooked && !events.FieldsUpdated(r, c.pt.Name, p.ID) {
 		// The response shows the terms written, not read back, unless a
-		// handler of the hook below may change them.
+		// handler (an extension field's updater, or rest_insert_<type>
+		// below) may have changed them.
 		r.Cache()[writtenTermsKey(p.ID)] = terms
 	}
 	c.site.InsertPostHook(r.Context(), c.pt, p, r, true)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/events"
+	"github.com/folio-server/folio/internal/hooks"
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/testkit"
 )
@@ -1005,6 +1006,21 @@ func TestCreateShowsTheTermsItWrote(t *testing.T) {
 	if _, n := create(map[string]any{"title": "Default again", "status": "publish"}); n != unhooked {
 		t.Errorf("a create after the handler went took %d statements, before %d", n, unhooked)
 	}
+	// So does a handler of the Changed hook, which runs in the write.
+	moved := e.site.Hooks().Changed.Bind(&hooks.Handler[*events.ChangeEvent]{ID: "mover", Func: func(ev *events.ChangeEvent) error {
+		if ev.Change.Kind == "post" && ev.Change.Action == "created" {
+			if err := ev.Tx.SetPostTerms(ev.Context, ev.Change.ID, "category", []int64{int64(gamma.(float64))}); err != nil {
+				return err
+			}
+		}
+		return ev.Next()
+	}})
+	changedPost, _ := create(map[string]any{"title": "Changed", "status": "publish", "categories": []any{alpha}})
+	if want := []any{gamma}; !reflect.DeepEqual(changedPost["categories"], want) {
+		t.Errorf("after the Changed handler: categories %v, want %v", changedPost["categories"], want)
+	}
+	same(changedPost)
+	e.site.Hooks().Changed.Unbind(moved)
 	// A handler that moves the post to another category: the response
 	// shows the move.
 	e.site.Hooks().InsertPost.BindFor([]string{"post"}, func(ev *events.InsertPostEvent) error {

@@ -461,6 +461,37 @@ type termInsertedKey struct {
 	id       int64
 }
 
+// The ids of the Changed handlers the server binds itself: the one that
+// writes the webhooks' outbox rows and the one that runs the extension
+// fields' updaters. Neither changes what the write wrote, except through
+// an updater (MarkFieldsUpdated).
+const (
+	WebhooksOutboxHandler  = "webhooks_outbox"
+	ExtensionFieldsHandler = "extension_fields"
+)
+
+// fieldsUpdatedKey marks a resource whose extension fields' updaters ran
+// in the request's write.
+type fieldsUpdatedKey struct {
+	title string
+	id    int64
+}
+
+// MarkFieldsUpdated records that updaters of extension fields ran for the
+// resource (schema title, id) in the request's write transaction: they
+// may have changed more than their fields.
+func MarkFieldsUpdated(r *rest.Request, title string, id int64) {
+	if r != nil {
+		r.Cache()[fieldsUpdatedKey{title, id}] = true
+	}
+}
+
+// FieldsUpdated reports whether MarkFieldsUpdated was called for the
+// resource during r.
+func FieldsUpdated(r *rest.Request, title string, id int64) bool {
+	return r != nil && r.Cache()[fieldsUpdatedKey{title, id}] != nil
+}
+
 // MarkTermInserted records that rest_insert_<taxonomy> fired for the term
 // inside the request's write transaction (before the extension fields'
 // updaters, reference §11), so that it does not fire again after the

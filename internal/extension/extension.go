@@ -188,7 +188,7 @@ func (a *API) Install(site *content.Site, rs *rest.Server) error {
 			Sanitize: tf.f.Sanitize, Validate: tf.f.Validate,
 		})
 	}
-	a.Hooks.Changed.Bind(&hooks.Handler[*ChangeEvent]{ID: "extension_fields", Priority: -1000, Func: a.updateFields})
+	a.Hooks.Changed.Bind(&hooks.Handler[*ChangeEvent]{ID: events.ExtensionFieldsHandler, Priority: -1000, Func: a.updateFields})
 	return nil
 }
 
@@ -234,6 +234,7 @@ func (a *API) updateFields(e *ChangeEvent) error {
 			continue
 		}
 		v, _ := r.Get(tf.f.Schema.Name)
+		events.MarkFieldsUpdated(r, e.Title, ch.ID)
 		err := tf.f.Update(e.Context, &FieldUpdate{
 			Tx: e.Tx, Title: e.Title, ID: ch.ID, Record: ch.Record, Creating: ch.Action == "created",
 			Value: v, Request: r,

@@ -133,12 +133,13 @@ func (h *Hook[T]) Length() int {
 	return len(h.handlers)
 }
 
-// Bound reports whether a bound handler applies to events with key.
-func (h *Hook[T]) Bound(key string) bool {
+// Bound reports whether a bound handler applies to events with key,
+// leaving out the handlers whose ids are besides.
+func (h *Hook[T]) Bound(key string, besides ...string) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for _, hd := range h.handlers {
-		if len(hd.Keys) == 0 || slices.Contains(hd.Keys, key) {
+		if (len(hd.Keys) == 0 || slices.Contains(hd.Keys, key)) && !slices.Contains(besides, hd.ID) {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/folio-server/folio/internal/config"
 	"github.com/folio-server/folio/internal/content"
 	"github.com/folio-server/folio/internal/endpoints"
+	"github.com/folio-server/folio/internal/events"
 	"github.com/folio-server/folio/internal/extension"
 	"github.com/folio-server/folio/internal/hooks"
 	"github.com/folio-server/folio/internal/rest"
@@ -73,7 +74,7 @@ func (s *Server) startExtensions(ctx context.Context, api *extension.API, rs *re
 		Observe: s.metrics.Delivery}
 	w.Init()
 	em := &webhooks.Emitter{Notify: w.Wake}
-	api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: "webhooks_outbox", Priority: 1000,
+	api.Hooks.Changed.Bind(&hooks.Handler[*extension.ChangeEvent]{ID: events.WebhooksOutboxHandler, Priority: 1000,
 		Func: func(e *extension.ChangeEvent) error {
 			if err := em.Emit(e.Context, e.Tx, e.Change); err != nil {
 				return err

@@ -571,9 +571,6 @@ func (c *postsController) assignCheck(r *rest.Request) error {
 	return nil
 }
 
-// addTerms sets the term arrays and adds the `{rel_base}term` links of a
-// page of posts, loading the terms of the whole page in one query. The
-// loaded terms are cached for the embedded term collections.
 // writtenTermsKey is the request cache's key of the terms a create wrote
 // for post id: for each taxonomy the ids, in PostTerms' order.
 type writtenTermsKey int64
@@ -599,6 +596,10 @@ func writtenTerms(r *rest.Request, posts []*store.Post, embeds bool) (map[int64]
 	return map[int64][]*store.Term{posts[0].ID: terms}, true
 }
 
+// addTerms sets the term arrays and adds the `{rel_base}term` links of a
+// page of posts, loading the terms of the whole page in one query. The
+// loaded terms are cached for the embedded term collections. A create's own
+// post takes the terms the create wrote (writtenTerms).
 func (c *postsController) addTerms(r *rest.Request, posts []*store.Post, out []*rest.Resource, taxes []*content.Taxonomy, links *postLinks) error {
 	if links == nil {
 		// Without links only the term fields _fields asks for are needed.

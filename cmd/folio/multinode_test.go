@@ -184,6 +184,36 @@ func TestTwoNodesOnOnePostgres(t *testing.T) {
 			t.Fatalf("%s: users/me as late = %d %s", n.url, code, body)
 		}
 	}
+
+	// Both nodes have signed late in (and keep what they read); a role
+	// taken away with the CLI and a password revoked on B hold on both
+	// at the next request.
+	code, _, body = apiCall(t, "POST", a.url+posts, "late", late, `{"title":"By an editor","status":"publish"}`)
+	if code != 201 {
+		t.Fatalf("POST on A as an editor = %d %s", code, body)
+	}
+	mustRun(t, "user", "role", "--database", url, "--login", "late", "--role", "subscriber")
+	for _, n := range []*serveProc{a, b} {
+		code, _, body := apiCall(t, "POST", n.url+posts, "late", late, `{"title":"By a subscriber","status":"publish"}`)
+		if code != 403 || jsonField(t, body, "code") != "rest_cannot_create" {
+			t.Fatalf("%s: POST as a subscriber = %d %s", n.url, code, body)
+		}
+	}
+	code, _, body = apiCall(t, "GET", b.url+"/api/svc/v2/users/me/application-passwords", "late", late, "")
+	var listed []map[string]any
+	if err := json.Unmarshal(body, &listed); code != 200 || err != nil || len(listed) != 1 {
+		t.Fatalf("late's passwords on B = %d %s", code, body)
+	}
+	code, _, body = apiCall(t, "DELETE", fmt.Sprintf("%s/api/svc/v2/users/me/application-passwords/%s", b.url, listed[0]["uuid"]), "late", late, "")
+	if code != 200 {
+		t.Fatalf("revoke on B = %d %s", code, body)
+	}
+	for _, n := range []*serveProc{a, b} {
+		code, _, body := apiCall(t, "GET", n.url+"/api/svc/v2/users/me", "late", late, "")
+		if code != 401 || jsonField(t, body, "code") != "rest_authentication_failed" {
+			t.Fatalf("%s: users/me with a revoked password = %d %s", n.url, code, body)
+		}
+	}
 }
 
 // TestPostgresRestart stops and starts the local PostgreSQL cluster under a

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,10 @@ const touchInterval = time.Minute
 // touchedMax bounds the in-memory record of recent writes; past it, entries
 // older than touchInterval are dropped.
 const touchedMax = 4096
+
+// knownMax bounds how many logins' users and passwords BasicAuth keeps;
+// past it, one is forgotten for each one learnt.
+const knownMax = 1024
 
 // BasicAuth authenticates HTTP Basic credentials: a login (or email) and one
 // of that user's application passwords. The account password is never
@@ -60,6 +66,12 @@ type BasicAuth struct {
 	// last written, so that a busy client does not cause a database write
 	// on every request.
 	touched map[int64]time.Time
+
+	knownMu sync.Mutex
+	// known maps logins, as given, to the user and passwords last read
+	// for them through a store.UserAppPasswordsStore, with the
+	// authentication generation they are of (Authenticate).
+	known map[string]store.UserAppPasswords
 }
 
 // errAuthFailed builds the one error every kind of bad credentials gets.
@@ -162,6 +174,14 @@ func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
 // store loads both at once (store.UserAppPasswordsStore), which also
 // reads the counter of the throttle's key (keys[0]) when the throttle
 // counts in the same store. counter is nil when it was not read.
+//
+// Such a store also tells the generation of what it read, which every
+// change of a user, a role or capability, or an application password
+// moves on, in any process (store.UserAppPasswordsStore). The user and
+// passwords of a login read once are kept, and while the generation is
+// still theirs a request reads only the generation and the counter, in
+// one smaller read: a password revoked or a role taken away anywhere
+// stops working at the next request, as without keeping them.
 func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey) (u *store.User, apps []*store.AppPassword, counter *store.LoginCounter, err error) {
 	if !plausibleLogin(login) {
 		return nil, nil, nil, store.ErrNotFound
@@ -171,13 +191,13 @@ func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey
 		if len(keys) == 1 && b.Throttle != nil && sameStore(b.Throttle.Counters, b.Apps) {
 			key = keys[0].Name
 		}
-		var c store.LoginCounter
-		u, apps, c, err = both.GetUserAppPasswords(ctx, login, key)
+		var read store.UserAppPasswords
+		read, err = b.userAppPasswords(ctx, both, login, key)
 		if err == nil {
 			if key != "" {
-				counter = &c
+				counter = &read.Counter
 			}
-			return u, apps, counter, nil
+			return cloneUser(read.User), read.Apps, counter, nil
 		}
 	} else {
 		u, err = b.Users.GetUserByLogin(ctx, login)
@@ -196,6 +216,62 @@ func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey
 		return nil, nil, nil, fmt.Errorf("list application passwords: %w", err)
 	}
 	return u, apps, nil, nil
+}
+
+// userAppPasswords reads what GetUserAppPasswords reads, from what is
+// kept of login when its generation is current.
+func (b *BasicAuth) userAppPasswords(ctx context.Context, st store.UserAppPasswordsStore, login, key string) (store.UserAppPasswords, error) {
+	b.knownMu.Lock()
+	kept, ok := b.known[login]
+	b.knownMu.Unlock()
+	if ok {
+		gen, counter, err := st.AuthGeneration(ctx, key)
+		if err != nil {
+			return store.UserAppPasswords{}, err
+		}
+		if gen == kept.Generation {
+			kept.Counter = counter
+			return kept, nil
+		}
+	}
+	read, err := st.GetUserAppPasswords(ctx, login, key)
+	if err != nil {
+		if ok && errors.Is(err, store.ErrNotFound) {
+			b.knownMu.Lock()
+			if cur, still := b.known[login]; still && cur.Generation == kept.Generation {
+				delete(b.known, login)
+			}
+			b.knownMu.Unlock()
+		}
+		return store.UserAppPasswords{}, err
+	}
+	b.knownMu.Lock()
+	if b.known == nil {
+		b.known = map[string]store.UserAppPasswords{}
+	}
+	// An older read never replaces a newer one.
+	if cur, had := b.known[login]; !had || cur.Generation <= read.Generation {
+		if !had && len(b.known) >= knownMax {
+			for l := range b.known {
+				delete(b.known, l)
+				break
+			}
+		}
+		kept := read
+		kept.Counter = store.LoginCounter{}
+		b.known[login] = kept
+	}
+	b.knownMu.Unlock()
+	return read, nil
+}
+
+// cloneUser returns a copy of u that shares nothing with it, so that what
+// is kept is never changed through a request's user.
+func cloneUser(u *store.User) *store.User {
+	c := *u
+	c.Roles = slices.Clone(u.Roles)
+	c.Caps = maps.Clone(u.Caps)
+	return &c
 }
 
 // sameStore reports whether a and b are the same store value: a pointer

@@ -1,14 +1,17 @@
 package auth_test
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/testkit"
 )
 
@@ -86,5 +89,116 @@ func TestBasicAuthOnTheSitesStore(t *testing.T) {
 	apps, _ = st.ListAppPasswords(s.T.Context(), ed.ID)
 	if !apps[0].LastUsed.Equal(now) {
 		t.Errorf("last use %v, want %v", apps[0].LastUsed, now)
+	}
+}
+
+// readCounter counts the full reads of users and passwords BasicAuth
+// makes through a store.UserAppPasswordsStore.
+type readCounter struct {
+	store.AppPasswordStore
+	both  store.UserAppPasswordsStore
+	reads atomic.Int64
+}
+
+func (c *readCounter) GetUserAppPasswords(ctx context.Context, login, key string) (store.UserAppPasswords, error) {
+	c.reads.Add(1)
+	return c.both.GetUserAppPasswords(ctx, login, key)
+}
+
+func (c *readCounter) AuthGeneration(ctx context.Context, key string) (int64, store.LoginCounter, error) {
+	return c.both.AuthGeneration(ctx, key)
+}
+
+// TestBasicAuthKeepsUsersWhileTheirGenerationHolds: BasicAuth reads a
+// login's user and passwords once and then only the authentication
+// generation, until something it read changes; a password revoked, a role
+// taken away, a new password, a user removed, by whatever process does it
+// (here the store itself, as another node or the command line would),
+// take effect at the next request.
+func TestBasicAuthKeepsUsersWhileTheirGenerationHolds(t *testing.T) {
+	t.Parallel()
+	s := testkit.New(t)
+	st := s.Store()
+	ctx := s.T.Context()
+	both, ok := st.(store.UserAppPasswordsStore)
+	if !ok {
+		t.Fatalf("%T keeps no authentication generation", st)
+	}
+	apps := &readCounter{AppPasswordStore: st, both: both}
+	b := &auth.BasicAuth{Users: st, Apps: apps, Roles: s.Server.Site().Roles()}
+	ed := s.Users["editor"]
+	signIn := func(pw string, reads int64) *auth.User {
+		t.Helper()
+		u, err := b.Authenticate(basicRequest(ed.Login, pw))
+		if got := apps.reads.Load(); got != reads {
+			t.Fatalf("%d full reads, want %d", got, reads)
+		}
+		if err != nil {
+			var ae *auth.Error
+			if !errors.As(err, &ae) || ae.Code != "rest_authentication_failed" || ae.Status != http.StatusUnauthorized {
+				t.Fatalf("error %v, want 401 rest_authentication_failed", err)
+			}
+			return nil
+		}
+		return u
+	}
+	u := signIn(ed.AppPassword, 1)
+	if u == nil || u.ID() != ed.ID || !u.HasCap("edit_others_posts") {
+		t.Fatalf("editor = %v", u)
+	}
+	// What a request's user is changed through stays its own.
+	u.Record().Roles[0] = "administrator"
+	u.Record().Caps["manage_options"] = true
+	if again := signIn(ed.AppPassword, 1); again == nil || again.HasCap("manage_options") || again.Roles()[0] != "editor" {
+		t.Fatalf("kept user changed through a request's user: %v", again.AllCapNames())
+	}
+	if signIn("aaaa bbbb cccc dddd eeee ffff", 1) != nil {
+		t.Fatal("a wrong password signed in against the kept ones")
+	}
+
+	// Revoked elsewhere: refused at once.
+	list, err := st.ListAppPasswords(ctx, ed.ID)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("passwords: %v %v", list, err)
+	}
+	if err := st.DeleteAppPassword(ctx, ed.ID, list[0].UUID); err != nil {
+		t.Fatal(err)
+	}
+	if signIn(ed.AppPassword, 2) != nil {
+		t.Fatal("a revoked password signed in")
+	}
+	// A new one works at once.
+	plain, hash, err := auth.GenerateAppPassword()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.InsertAppPassword(ctx, &store.AppPassword{UUID: "uuid-new", UserID: ed.ID, Name: "new", Hash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	if signIn(plain, 3) == nil {
+		t.Fatal("a new password did not sign in")
+	}
+	// Recording its use changes nothing that is kept.
+	if signIn(plain, 3) == nil {
+		t.Fatal("the new password stopped signing in")
+	}
+	// A role taken away.
+	rec, err := st.GetUser(ctx, ed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Roles = []string{"subscriber"}
+	if err := st.UpdateUser(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if u := signIn(plain, 4); u == nil || u.HasCap("edit_posts") {
+		t.Fatalf("after the role was taken away: %v", u)
+	}
+	// The user removed.
+	if err := st.DeleteUser(ctx, ed.ID); err != nil {
+		t.Fatal(err)
+	}
+	if signIn(plain, 5) != nil {
+		t.Fatal("a removed user signed in")
 	}
 }

@@ -280,13 +280,34 @@ type AppPasswordStore interface {
 // user's application passwords and a sign-in counter together, in one
 // read: what Basic authentication checks on every request that carries
 // it.
+//
+// What that read returns moves the store's authentication generation on
+// whenever it changes, in this process or any other: a user added,
+// changed or removed, a role or capability granted or taken, an
+// application password added, renamed or revoked (not its recorded last
+// use). A reader that kept the user and passwords of generation g may use
+// them again while AuthGeneration still says g.
 type UserAppPasswordsStore interface {
 	// GetUserAppPasswords returns the user whose login is login, ASCII
 	// case-insensitively, the user's application passwords, oldest
-	// first, and the login counter of counterKey as LoginCounters reads
-	// it (Key set, zero otherwise, when there is none or counterKey is
-	// ""); ErrNotFound, and no counter, when there is no such user.
-	GetUserAppPasswords(ctx context.Context, login, counterKey string) (*User, []*AppPassword, LoginCounter, error)
+	// first, the login counter of counterKey as LoginCounters reads it
+	// (Key set, zero otherwise, when there is none or counterKey is
+	// "") and the authentication generation they were read at;
+	// ErrNotFound, and no counter, when there is no such user.
+	GetUserAppPasswords(ctx context.Context, login, counterKey string) (UserAppPasswords, error)
+	// AuthGeneration returns the authentication generation and the login
+	// counter of counterKey (as GetUserAppPasswords), in one read.
+	AuthGeneration(ctx context.Context, counterKey string) (int64, LoginCounter, error)
+}
+
+// UserAppPasswords is what UserAppPasswordsStore.GetUserAppPasswords
+// reads.
+type UserAppPasswords struct {
+	User    *User
+	Apps    []*AppPassword
+	Counter LoginCounter
+	// Generation is the authentication generation User and Apps are of.
+	Generation int64
 }
 
 // OptionStore keeps site options (key → value), e.g. the shared secret

@@ -47,47 +47,67 @@ func (o ops) ListAppPasswords(ctx context.Context, userID int64) ([]*store.AppPa
 
 // GetUserAppPasswords loads the user whose login is login, ASCII
 // case-insensitively, that user's application passwords, oldest first,
-// and the login counter of counterKey, in one query
-// (store.UserAppPasswordsStore); store.ErrNotFound when there is no such
-// user. The user's row, with its roles and capabilities, is made once, not
-// once for each password.
-func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) (*store.User, []*store.AppPassword, store.LoginCounter, error) {
-	var u *store.User
-	apps := []*store.AppPassword{}
-	counter := store.LoginCounter{Key: counterKey}
+// the login counter of counterKey and the authentication generation, in
+// one query (store.UserAppPasswordsStore); store.ErrNotFound when there
+// is no such user. The user's row, with its roles and capabilities, is
+// made once, not once for each password.
+func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) (store.UserAppPasswords, error) {
+	out := store.UserAppPasswords{Apps: []*store.AppPassword{}, Counter: store.LoginCounter{Key: counterKey}}
 	err := o.reader().query(ctx, func(rows Rows) error {
 		var p store.AppPassword
 		var id, failures sql.NullInt64
 		var uuid, name, hash, ip sql.NullString
 		var last, next time.Time
+		var gen int64
 		row, err := scanUser(withExtra{rows, []any{&id, &uuid, &name, &hash, at(&p.Created), at(&p.LastUsed), &ip,
-			&failures, at(&last), at(&next)}})
+			&failures, at(&last), at(&next), &gen}})
 		if err != nil {
 			return err
 		}
-		if u == nil {
-			u = row
+		if out.User == nil {
+			out.User, out.Generation = row, gen
 			if failures.Valid {
-				counter.Failures, counter.Last, counter.Next = failures.Int64, last, next
+				out.Counter.Failures, out.Counter.Last, out.Counter.Next = failures.Int64, last, next
 			}
 		}
 		if id.Valid {
-			p.ID, p.UUID, p.UserID, p.Name, p.Hash, p.LastIP = id.Int64, uuid.String, u.ID, name.String, hash.String, ip.String
-			apps = append(apps, &p)
+			p.ID, p.UUID, p.UserID, p.Name, p.Hash, p.LastIP = id.Int64, uuid.String, out.User.ID, name.String, hash.String, ip.String
+			out.Apps = append(out.Apps, &p)
 		}
 		return nil
-	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next
+	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next, g.n
 		FROM (`+o.db.userColumns()+` FROM users u WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY u.id LIMIT 1) AS u
+			CROSS JOIN auth_generation g
 			LEFT JOIN app_passwords a ON a.user_id = u.id
 			LEFT JOIN login_counters c ON c.key = $2
 		ORDER BY a.id`, foldASCII(login), counterKey)
 	if err != nil {
-		return nil, nil, store.LoginCounter{}, o.db.fail("get user "+strconv.Quote(login)+" and application passwords", err)
+		return store.UserAppPasswords{}, o.db.fail("get user "+strconv.Quote(login)+" and application passwords", err)
 	}
-	if u == nil {
-		return nil, nil, store.LoginCounter{}, o.db.notFound("user " + strconv.Quote(login))
+	if out.User == nil {
+		return store.UserAppPasswords{}, o.db.notFound("user " + strconv.Quote(login))
 	}
-	return u, apps, counter, nil
+	return out, nil
+}
+
+// AuthGeneration returns the authentication generation (the one row of
+// auth_generation, moved on by triggers on what GetUserAppPasswords
+// reads) and the login counter of counterKey, in one query
+// (store.UserAppPasswordsStore).
+func (o ops) AuthGeneration(ctx context.Context, counterKey string) (int64, store.LoginCounter, error) {
+	counter := store.LoginCounter{Key: counterKey}
+	var gen int64
+	var failures sql.NullInt64
+	var last, next time.Time
+	err := o.reader().queryRow(ctx, `SELECT g.n, c.failures, c.last, c.next FROM auth_generation g
+		LEFT JOIN login_counters c ON c.key = $1`, counterKey).Scan(&gen, &failures, at(&last), at(&next))
+	if err != nil {
+		return 0, store.LoginCounter{}, o.db.fail("authentication generation", err)
+	}
+	if failures.Valid {
+		counter.Failures, counter.Last, counter.Next = failures.Int64, last, next
+	}
+	return gen, counter, nil
 }
 
 // DeleteAppPassword removes one application password of a user;

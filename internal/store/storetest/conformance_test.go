@@ -906,10 +906,11 @@ func TestAppPasswords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{counted.Key, "pair:none", ""} {
-		got, apps, c, err := both.GetUserAppPasswords(ctx, "U", key)
+		r, err := both.GetUserAppPasswords(ctx, "U", key)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got, apps, c := r.User, r.Apps, r.Counter
 		if got.ID != u.ID || got.Login != "u" || !reflect.DeepEqual(apps, list) {
 			t.Fatalf("key %q: user and passwords = %+v, %+v; want user %d, %+v", key, got, apps, u.ID, list)
 		}
@@ -928,12 +929,20 @@ func TestAppPasswords(t *testing.T) {
 	if err := db.InsertUser(ctx, lone); err != nil {
 		t.Fatal(err)
 	}
-	got, apps, c, err := both.GetUserAppPasswords(ctx, "lone", counted.Key)
-	if err != nil || got.ID != lone.ID || apps == nil || len(apps) != 0 || !reflect.DeepEqual(c, read[0]) {
-		t.Fatalf("user without passwords = %+v, %#v, %+v, %v", got, apps, c, err)
+	alone, err := both.GetUserAppPasswords(ctx, "lone", counted.Key)
+	if err != nil || alone.User.ID != lone.ID || alone.Apps == nil || len(alone.Apps) != 0 || !reflect.DeepEqual(alone.Counter, read[0]) {
+		t.Fatalf("user without passwords = %+v, %v", alone, err)
 	}
-	if _, _, _, err := both.GetUserAppPasswords(ctx, "nobody", counted.Key); !errors.Is(err, store.ErrNotFound) {
+	if _, err := both.GetUserAppPasswords(ctx, "nobody", counted.Key); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown login: %v", err)
+	}
+	// The generation comes with them, and alone with the counter.
+	gen, c, err := both.AuthGeneration(ctx, counted.Key)
+	if err != nil || gen != alone.Generation || !reflect.DeepEqual(c, read[0]) {
+		t.Fatalf("AuthGeneration = %d, %+v, %v; want %d, %+v", gen, c, err, alone.Generation, read[0])
+	}
+	if _, c, err := both.AuthGeneration(ctx, "pair:none"); err != nil || !reflect.DeepEqual(c, store.LoginCounter{Key: "pair:none"}) {
+		t.Fatalf("AuthGeneration without a counter = %+v, %v", c, err)
 	}
 
 	tests := []struct {
@@ -1536,5 +1545,65 @@ func TestSearchMatchesProtectedTextOnlyForReaders(t *testing.T) {
 				t.Errorf("CountPosts = %d, want %d", n, len(tt.want))
 			}
 		})
+	}
+}
+
+// TestAuthGenerationMovesWithWhatBasicAuthReads: every change of a user,
+// of a user's roles or capabilities, or of an application password moves
+// the authentication generation on; recording a password's use, counting
+// a failed sign-in and writing anything else do not.
+func TestAuthGenerationMovesWithWhatBasicAuthReads(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	both, ok := db.(store.UserAppPasswordsStore)
+	if !ok {
+		t.Fatalf("%T does not keep an authentication generation", db)
+	}
+	gen := func() int64 {
+		t.Helper()
+		g, _, err := both.AuthGeneration(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	u := &store.User{Login: "gen", Nicename: "gen", Roles: []string{"author"}, Caps: map[string]bool{}}
+	p := &store.AppPassword{UUID: "uuid-gen", Name: "phone", Hash: "h", Created: at(2024, 1, 1, 0)}
+	steps := []struct {
+		name  string
+		do    func() error
+		moves bool
+	}{
+		{"insert user", func() error { return db.InsertUser(ctx, u) }, true},
+		{"read user and passwords", func() error { _, err := both.GetUserAppPasswords(ctx, "gen", ""); return err }, false},
+		{"update user's name", func() error { u.DisplayName = "Gen"; return db.UpdateUser(ctx, u) }, true},
+		{"update user's roles", func() error { u.Roles = []string{"editor"}; return db.UpdateUser(ctx, u) }, true},
+		{"update user's capabilities", func() error { u.Caps = map[string]bool{"upload_files": false}; return db.UpdateUser(ctx, u) }, true},
+		{"insert password", func() error { p.UserID = u.ID; return db.InsertAppPassword(ctx, p) }, true},
+		{"record password's use", func() error { return db.TouchAppPassword(ctx, p.ID, at(2024, 2, 1, 0), "10.0.0.9") }, false},
+		{"count a failed sign-in", func() error {
+			return db.UpdateLoginCounters(ctx, []string{"pair:gen"}, func([]store.LoginCounter) []store.LoginCounter {
+				return []store.LoginCounter{{Key: "pair:gen", Failures: 1, Last: at(2024, 2, 1, 0)}}
+			})
+		}, false},
+		{"insert post", func() error { return db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Author: u.ID}) }, false},
+		{"set option", func() error { return db.SetOption(ctx, "gen_option", "x") }, false},
+		{"revoke password", func() error { return db.DeleteAppPassword(ctx, u.ID, p.UUID) }, true},
+		{"delete user", func() error { return db.DeleteUser(ctx, u.ID) }, true},
+	}
+	last := gen()
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		now := gen()
+		if moved := now != last; moved != s.moves {
+			t.Errorf("%s: generation %d -> %d, want moved=%v", s.name, last, now, s.moves)
+		}
+		if now < last {
+			t.Errorf("%s: generation went back from %d to %d", s.name, last, now)
+		}
+		last = now
 	}
 }

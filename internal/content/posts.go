@@ -269,6 +269,11 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	if err := s.apply(ctx, u, pt, p, in, true, set); err != nil {
 		return nil, nil, err
 	}
+	// The slug made of the title is made before the write transaction,
+	// which on some stores runs while every other write waits.
+	if p.Slug == "" && !draftLike(p.Status) {
+		p.Slug = render.Slug(p.Title)
+	}
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err

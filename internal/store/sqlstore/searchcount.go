@@ -237,11 +237,17 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 	byID := o.db.postFilter(q, a, true)
 	walk := o.db.postFilter(q, a, false)
 	window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
+	leave, err := o.windowTurn(ctx, k)
+	if err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
 	query := windowCTE + `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + byID.where() + order + limit("100") + `)
 		UNION ALL SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + walk.where() + order + limit("010") + `)
 		UNION ALL SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + window.where() + order + limit("001") + `)` + order
 	var out []*store.Post
-	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+	err = collect(ctx, o.reader(), &out, scanPost, query, a.vals...)
+	leave()
+	if err != nil {
 		return nil, o.db.fail("list posts", err)
 	}
 	if len(out) == q.Limit {
@@ -271,6 +277,11 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 	total := int64(-1)
 	var out []*store.Post
 	ran := false // out is the page of the window of k posts
+	// The turn taken for the first costly window is kept for the larger
+	// ones after it.
+	leave := func() {}
+	defer func() { leave() }()
+	turn := false
 	for first := !tried; ; first = false {
 		if !first {
 			if total < 0 {
@@ -284,6 +295,13 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 				return out, nil
 			}
 			k = min(k*windowGrowth, total)
+		}
+		if !turn {
+			l, err := o.windowTurn(ctx, k)
+			if err != nil {
+				return nil, o.db.fail("list posts", err)
+			}
+			leave, turn = l, k > int64(o.db.windowGated)
 		}
 		a := &Args{}
 		window, windowCTE := o.searchWindow(sc, plain, q, words, a, k)
@@ -301,6 +319,25 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 			return out, nil
 		}
 	}
+}
+
+// windowGated is the size of a window (in posts of the collection) past
+// which reading it takes a turn with the counts of searches (gate.go): a
+// window is read whole, and a word found in none of the newest posts
+// makes a search page read windows of most of the collection (a second
+// and more at a million posts), which many clients at once would hold
+// every connection and CPU with.
+const windowGated = 10000
+
+// windowTurn waits for a turn with the counts of searches when a window
+// of k posts is larger than windowGated, outside a write transaction
+// (which waits for nothing); leave gives the turn back, and does nothing
+// when no turn was taken.
+func (o ops) windowTurn(ctx context.Context, k int64) (leave func(), err error) {
+	if k <= int64(o.db.windowGated) || o.tx != nil {
+		return func() {}, nil
+	}
+	return o.db.searchCounts.Enter(ctx)
 }
 
 // searchWindow returns the WITH clause of the window of the first k posts

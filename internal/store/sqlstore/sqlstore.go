@@ -79,8 +79,10 @@ type DB struct {
 	c     Conns
 	stmts atomic.Int64
 	// searchFew and searchMany are the numbers of matches at which a
-	// search page changes plans (adaptiveMatches, windowMatches).
-	searchFew, searchMany int
+	// search page changes plans (adaptiveMatches, windowMatches);
+	// windowGated is the size of a search window past which reading it
+	// takes a turn with the search counts (windowGated).
+	searchFew, searchMany, windowGated int
 	// relevanceRanked is how many matches a search by relevance ranks.
 	relevanceRanked int
 	// reserved holds the post ids ReservePostID handed out outside a
@@ -120,6 +122,12 @@ func (db *DB) SetSearchPlans(few, many int) {
 	db.searchFew, db.searchMany = few, many
 }
 
+// SetSearchWindowsGated sets the size of a search window past which
+// reading it takes a turn with the search counts (the gate of
+// SearchCountSlots). Tests lower it to gate the windows of a small site;
+// a server keeps the default.
+func (db *DB) SetSearchWindowsGated(posts int) { db.windowGated = posts }
+
 var (
 	_ store.Store          = (*DB)(nil)
 	_ store.CommentPager   = (*DB)(nil)
@@ -135,7 +143,7 @@ var (
 
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
-	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, relevanceRanked: relevanceRanked,
+	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, windowGated: windowGated, relevanceRanked: relevanceRanked,
 		substringWindow: shortSearchRows, substringShare: seekShare}
 	db.ops = ops{db: db}
 	if ts, ok := d.(TermCountSlotter); ok {

@@ -730,3 +730,81 @@ func TestSearchCountsTakeTurns(t *testing.T) {
 		t.Fatalf("three slots: %d search counts ran at once", p)
 	}
 }
+
+// TestSearchWindowsTakeTurns: a search page whose words are only in the
+// oldest posts reads windows of most of the collection; windows past a
+// size take turns with the counts of searches (sqlstore.Gate), and every
+// page is still the matching posts in date order.
+func TestSearchWindowsTakeTurns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		gated int // windows of more posts than this take turns
+		peak  int // the most that may be in the gate at once
+	}{{"gated", 100, 1}, {"small windows", 100000, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var db *sqlstore.DB
+			peak := tc.peak
+			if storetest.Backend() == "postgres" {
+				db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
+				peak = 0 // PostgreSQL's plans read no windows
+			} else {
+				db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
+			}
+			db.SetSearchPlans(1, 3) // past three matches: windows
+			db.SetSearchWindowsGated(tc.gated)
+			db.SetSearchCountSlots(1)
+			ctx := context.Background()
+			start := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+			const n = 300
+			var old []int64 // the matching posts, newest first
+			err := db.Tx(ctx, func(tx store.Store) error {
+				for i := range n {
+					d := start.Add(time.Duration(i) * time.Hour)
+					content := "newer words"
+					if i < 30 {
+						content = "ancient words"
+					}
+					p := &store.Post{Type: "post", Status: "publish", Slug: fmt.Sprintf("t%d", i),
+						Title: fmt.Sprintf("Post %d", i), Content: content, Date: d, DateGMT: d}
+					if err := tx.InsertPost(ctx, p); err != nil {
+						return err
+					}
+					if i < 30 {
+						old = append([]int64{p.ID}, old...)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			public := &store.Visibility{Public: []string{"publish"}}
+			var wg sync.WaitGroup
+			for i := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := range 3 {
+						page := (i + j) % 3
+						q := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: public,
+							Search: "ancient", Limit: 10, Offset: 10 * page}
+						list, err := db.ListPosts(ctx, q)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if want := old[10*page : 10*page+10]; !reflect.DeepEqual(ids(list), want) {
+							t.Errorf("page %d: %v, want %v", page+1, ids(list), want)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if p := db.SearchCountPeak(); p != peak {
+				t.Fatalf("%d searches were in the gate at once, want %d", p, peak)
+			}
+		})
+	}
+}

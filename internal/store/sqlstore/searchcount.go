@@ -324,9 +324,9 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 // windowGated is the size of a window (in posts of the collection) past
 // which reading it takes a turn with the counts of searches (gate.go): a
 // window is read whole, and a word found in none of the newest posts
-// makes a search page read windows of most of the collection (a second
-// and more at a million posts), which many clients at once would hold
-// every connection and CPU with.
+// makes a search page read windows of most of the collection (tens of
+// milliseconds of CPU and more at a million posts), which many clients
+// at once would hold every connection and CPU with.
 const windowGated = 10000
 
 // windowTurn waits for a turn with the counts of searches when a window

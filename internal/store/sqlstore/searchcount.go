@@ -296,12 +296,12 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 			}
 			k = min(k*windowGrowth, total)
 		}
-		if !turn {
+		if !turn && k > int64(o.db.windowGated) {
 			l, err := o.windowTurn(ctx, k)
 			if err != nil {
 				return nil, o.db.fail("list posts", err)
 			}
-			leave, turn = l, k > int64(o.db.windowGated)
+			leave, turn = l, true
 		}
 		a := &Args{}
 		window, windowCTE := o.searchWindow(sc, plain, q, words, a, k)

@@ -583,14 +583,28 @@ const slugSuffixRows = 64
 // or delete of a post can free a suffix, and each one forgets what is
 // remembered (in this process: a post deleted by another process leaves
 // its suffix unused until this one writes a post or restarts; the slugs
-// stay unique either way).
+// stay unique either way). What a process remembers it also writes to
+// slug_hints, every slugSuffixRows suffixes, in the create's
+// transaction, where a fresh process (after a restart, or another node)
+// finds it with its first query of a base that has that many suffixes;
+// the table's triggers forget a base's hint in every transaction that can
+// free one of its suffixes (migration 0027 on SQLite, 0029 on
+// PostgreSQL). A post deleted while another of its base is being
+// created, on another connection, can still leave its suffix unused.
 func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, exceptID int64, reserved bool) (string, error) {
 	remember := exceptID == 0 && o.tx != nil && o.tx.write
 	key := slugHintKey(base, types, parent)
 	epoch := o.db.slugHints.epoch.Load()
 	next := int64(2)
+	// stored asks the first query for the base's slug_hints row too: a
+	// new post's in a process that remembers nothing of the base.
+	var hint slugHint
+	stored := false
 	if remember {
-		next = max(next, o.db.slugHints.get(key))
+		var ok bool
+		hint, ok = o.db.slugHints.get(key)
+		stored = !ok
+		next = max(next, hint.next)
 	}
 	baseLen := utf8.RuneCountInString(base)
 	// Each query reads the length of next from next on and, when the
@@ -608,7 +622,11 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 	}
 	rs, self := ranges(next), true
 	for {
-		selfTaken, read, err := o.slugSuffixes(ctx, base, rs, self, types, parent, exceptID)
+		var hintKey *slugHintRow
+		if stored {
+			hintKey = &slugHintRow{base: base, types: strings.Join(types, ","), parent: parent, from: next}
+		}
+		selfTaken, read, storedNext, err := o.slugSuffixes(ctx, base, rs, self, hintKey, types, parent, exceptID)
 		if err != nil {
 			return "", err
 		}
@@ -616,6 +634,15 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 			return base, nil
 		}
 		self = false
+		if stored {
+			stored = false
+			hint = slugHint{next: storedNext, persisted: storedNext}
+			if storedNext > next {
+				next = storedNext
+				rs = ranges(next) // what was read lies below the hint
+				continue
+			}
+		}
 		var more []slugRange // what is left of a length read only in part
 		done := false
 		for i, r := range read {
@@ -654,10 +681,40 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 		}
 	}
 	if remember {
-		n := next
-		o.tx.after = append(o.tx.after, func() { o.db.slugHints.set(key, n, epoch) })
+		h := slugHint{next: next, persisted: hint.persisted}
+		if next-h.persisted >= slugSuffixRows {
+			if err := o.storeSlugHint(ctx, slugHintRow{base: base, types: strings.Join(types, ","), parent: parent}, next); err != nil {
+				return "", err
+			}
+			h.persisted = next
+		}
+		o.tx.after = append(o.tx.after, func() { o.db.slugHints.set(key, h, epoch) })
 	}
 	return base + "-" + strconv.FormatInt(next, 10), nil
+}
+
+// slugHintRow is the key of a slug_hints row; from is where the ranges
+// asked along with it start (slugSuffixes).
+type slugHintRow struct {
+	base, types string
+	parent      int64
+	from        int64
+}
+
+// storeSlugHint writes to slug_hints that every suffix of the row's base
+// below next is taken, unless it already tells of more. Like a lock, the
+// statement goes with the next one where the transaction can send them
+// together, and is not counted as a statement: it runs once in
+// slugSuffixRows creates of a base.
+func (o ops) storeSlugHint(ctx context.Context, k slugHintRow, next int64) error {
+	a := &Args{}
+	q := `INSERT INTO slug_hints (base, types, parent, next) VALUES (` + a.Add(k.base) + `, ` + a.Add(k.types) + `, ` +
+		a.Add(k.parent) + `, ` + a.Add(next) + `) ON CONFLICT (base, types, parent) DO UPDATE SET next = excluded.next
+		WHERE slug_hints.next < excluded.next`
+	if err := execSoon(ctx, o.reader(), Stmt{Query: q, Args: a.vals}); err != nil {
+		return o.db.fail("store slug hint", err)
+	}
+	return nil
 }
 
 // pow10 returns 10 to the power n (n < 19).
@@ -688,8 +745,10 @@ type slugRead struct {
 // slugSuffixes reads, for each of ranges, at most slugSuffixRows slugs of
 // other visible posts of one of types (under parent when parent >= 0)
 // from the index on (type, length(slug), slug, parent, status) (migration
-// 0024), and with self whether one uses base itself: one query.
-func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, self bool, types []string, parent, exceptID int64) (selfTaken bool, read []slugRead, err error) {
+// 0024), with self whether one uses base itself, and with hint the next
+// of the slug_hints row hint (0 when there is none), reading no range
+// when it is past hint.from: one query.
+func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, self bool, hint *slugHintRow, types []string, parent, exceptID int64) (selfTaken bool, read []slugRead, hintNext int64, err error) {
 	a := &Args{}
 	var parts []string
 	if self {
@@ -697,6 +756,10 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		sc.add(`slug = ` + a.Add(base))
 		slugHolders(sc, a, types, parent, exceptID)
 		parts = append(parts, `SELECT -1 AS r, slug FROM posts`+sc.where())
+	}
+	if hint != nil {
+		parts = append(parts, `SELECT -2 AS r, CAST(next AS TEXT) FROM slug_hints WHERE base = `+a.Add(hint.base)+
+			` AND types = `+a.Add(hint.types)+` AND parent = `+a.Add(hint.parent))
 	}
 	for i, r := range ranges {
 		c := o.db.newCond(a)
@@ -708,6 +771,12 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		}
 		c.add(`slug < ` + a.Add(base+"-:"))
 		slugHolders(c, a, types, parent, exceptID)
+		if hint != nil {
+			// Nothing below the hint is read (the next query reads from
+			// it); the planner tests this once, before reading the index.
+			c.add(`NOT EXISTS (SELECT 1 FROM slug_hints WHERE base = ` + a.Add(hint.base) + ` AND types = ` + a.Add(hint.types) +
+				` AND parent = ` + a.Add(hint.parent) + ` AND next > ` + a.Add(hint.from) + `)`)
+		}
 		parts = append(parts, `SELECT `+strconv.Itoa(i)+` AS r, slug FROM (SELECT slug FROM posts`+c.where()+
 			` ORDER BY slug LIMIT `+strconv.Itoa(slugSuffixRows)+`) AS s`+strconv.Itoa(i))
 	}
@@ -723,7 +792,7 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		var on string
 		on, off = gp.GenericPlans()
 		if err := execSoon(ctx, q, Stmt{Query: on}); err != nil {
-			return false, nil, o.db.fail("slugs taken", err)
+			return false, nil, 0, o.db.fail("slugs taken", err)
 		}
 	}
 	err = q.query(ctx, func(rs Rows) error {
@@ -732,8 +801,16 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		if err := rs.Scan(&i, &s); err != nil {
 			return err
 		}
-		if i < 0 {
+		switch i {
+		case -1:
 			selfTaken = true
+			return nil
+		case -2:
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("slug hint %q: %w", s, err)
+			}
+			hintNext = n
 			return nil
 		}
 		r := &read[i]
@@ -748,12 +825,12 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		err = execSoon(ctx, q, Stmt{Query: off})
 	}
 	if err != nil {
-		return false, nil, o.db.fail("slugs taken", err)
+		return false, nil, 0, o.db.fail("slugs taken", err)
 	}
 	for i := range read {
 		slices.Sort(read[i].taken)
 	}
-	return selfTaken, read, nil
+	return selfTaken, read, hintNext, nil
 }
 
 // slugHintKey is the key of base's hint for posts of types under parent.
@@ -772,33 +849,39 @@ const maxSlugHints = 4096
 type slugHints struct {
 	epoch atomic.Int64
 	mu    sync.Mutex
-	m     map[string]int64
+	m     map[string]slugHint
 	at    int64 // the epoch m holds hints of
 }
 
-// get returns the hint of key, 0 when there is none.
-func (h *slugHints) get(key string) int64 {
+// slugHint is what slugHints remembers of a base: every suffix below next
+// was taken, and slug_hints tells of those below persisted (0: of none).
+type slugHint struct{ next, persisted int64 }
+
+// get returns the hint of key, and false when there is none.
+func (h *slugHints) get(key string) (slugHint, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if e := h.epoch.Load(); h.at != e {
 		clear(h.m)
 		h.at = e
 	}
-	return h.m[key]
+	v, ok := h.m[key]
+	return v, ok
 }
 
-// set remembers n for key, found by a reading at epoch.
-func (h *slugHints) set(key string, n, epoch int64) {
+// set remembers v for key, found by a reading at epoch.
+func (h *slugHints) set(key string, v slugHint, epoch int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if e := h.epoch.Load(); e != epoch {
-		return // a post was updated or deleted since: n may be too high
+		return // a post was updated or deleted since: v may be too high
 	}
 	if h.m == nil || h.at != epoch || len(h.m) >= maxSlugHints {
-		h.m = map[string]int64{}
+		h.m = map[string]slugHint{}
 		h.at = epoch
 	}
-	h.m[key] = max(h.m[key], n)
+	old := h.m[key]
+	h.m[key] = slugHint{next: max(old.next, v.next), persisted: max(old.persisted, v.persisted)}
 }
 
 // freeingSlugs notes a write that can free a slug (an update or delete of

@@ -500,6 +500,122 @@ func TestFreeSlug(t *testing.T) {
 	}
 }
 
+// TestFreeSlugHintsOutliveTheProcess: what one process learnt of a base's
+// suffixes (slug_hints) spares another process, or the same after a
+// restart, the walk from base-2; a delete or an update that frees a suffix
+// in any process makes a process that remembers nothing find it again.
+func TestFreeSlugHintsOutliveTheProcess(t *testing.T) {
+	t.Parallel()
+	dbs := storetest.OpenN(t, 5)
+	a := dbs[0]
+	ctx := context.Background()
+	post := []string{"post"}
+	ids := map[string]int64{}
+	add := func(db store.Store, slug string) {
+		t.Helper()
+		p := &store.Post{Type: "post", Status: "publish", Slug: slug}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		ids[slug] = p.ID
+	}
+	// create takes the free slug of "same" and a post with it, in one
+	// transaction, as a create does; it returns the slug and the
+	// statements FreeSlug ran.
+	create := func(db storetest.Store) (string, int64) {
+		t.Helper()
+		var got string
+		var queries int64
+		err := db.Tx(ctx, func(tx store.Store) error {
+			before := db.Statements()
+			var err error
+			if got, err = tx.FreeSlug(ctx, "same", post, -1, 0, false); err != nil {
+				return err
+			}
+			queries = db.Statements() - before
+			p := &store.Post{Type: "post", Status: "publish", Slug: got}
+			if err := tx.InsertPost(ctx, p); err != nil {
+				return err
+			}
+			ids[got] = p.ID
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, queries
+	}
+	add(a, "same")
+	for n := 2; n <= 300; n++ {
+		add(a, fmt.Sprintf("same-%d", n))
+	}
+	if got, q := create(a); got != "same-301" || q < 5 {
+		t.Fatalf("first create: %q in %d queries, want same-301 walked from same-2 (5 or more)", got, q)
+	}
+	// Another process (or this one restarted) starts where the first
+	// stopped: the hint comes with its first query.
+	b := dbs[1]
+	if got, q := create(b); got != "same-302" || q != 2 {
+		t.Fatalf("another process: %q in %d queries, want same-302 in 2", got, q)
+	}
+	if got, q := create(b); got != "same-303" || q != 1 {
+		t.Fatalf("again: %q in %d queries, want same-303 in 1", got, q)
+	}
+	// A suffix freed by a delete, in any process, is found again by a
+	// process that remembers nothing.
+	if err := a.DeletePost(ctx, ids["same-150"]); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := create(dbs[2]); got != "same-150" {
+		t.Fatalf("after same-150 was deleted: %q, want same-150", got)
+	}
+	// The same for an update that gives a post another slug, and one that
+	// makes it a draft.
+	for i, slug := range []string{"same-77", "same-9"} {
+		p, err := a.GetPost(ctx, ids[slug])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			p.Slug = "elsewhere"
+		} else {
+			p.Status = "draft"
+		}
+		if err := a.UpdatePost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := dbs[3]
+	if got, _ := create(fresh); got != "same-9" {
+		t.Fatalf("after same-9 became a draft: %q, want same-9", got)
+	}
+	if got, _ := create(fresh); got != "same-77" {
+		t.Fatalf("after same-77 took another slug: %q, want same-77", got)
+	}
+	// What does not free a suffix keeps the hint: an edit of a post's
+	// text, a post of another base deleted.
+	p, err := a.GetPost(ctx, ids["same-200"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Title = "Edited"
+	if err := a.UpdatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	add(a, "other-2")
+	if err := a.DeletePost(ctx, ids["other-2"]); err != nil {
+		t.Fatal(err)
+	}
+	for n := 304; n <= 370; n++ { // past slugSuffixRows: written again
+		if got, _ := create(fresh); got != fmt.Sprintf("same-%d", n) {
+			t.Fatalf("create %d: %q", n, got)
+		}
+	}
+	if got, q := create(dbs[4]); got != "same-371" || q != 2 {
+		t.Fatalf("a last process: %q in %d queries, want same-371 in 2", got, q)
+	}
+}
+
 func TestAuthorsWithPublished(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)

@@ -600,11 +600,13 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 	// new post's in a process that remembers nothing of the base.
 	var hint slugHint
 	stored := false
+	var row slugHintRow // the base's slug_hints row
 	if remember {
 		var ok bool
 		hint, ok = o.db.slugHints.get(key)
 		stored = !ok
 		next = max(next, hint.next)
+		row = slugHintRow{base: base, types: strings.Join(types, ","), parent: parent, from: next}
 	}
 	baseLen := utf8.RuneCountInString(base)
 	// Each query reads the length of next from next on and, when the
@@ -622,11 +624,11 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 	}
 	rs, self := ranges(next), true
 	for {
-		var hintKey *slugHintRow
+		var hintRow *slugHintRow
 		if stored {
-			hintKey = &slugHintRow{base: base, types: strings.Join(types, ","), parent: parent, from: next}
+			hintRow = &row
 		}
-		selfTaken, read, storedNext, err := o.slugSuffixes(ctx, base, rs, self, hintKey, types, parent, exceptID)
+		selfTaken, read, storedNext, err := o.slugSuffixes(ctx, base, rs, self, hintRow, types, parent, exceptID)
 		if err != nil {
 			return "", err
 		}
@@ -683,7 +685,7 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 	if remember {
 		h := slugHint{next: next, persisted: hint.persisted}
 		if next-h.persisted >= slugSuffixRows {
-			if err := o.storeSlugHint(ctx, slugHintRow{base: base, types: strings.Join(types, ","), parent: parent}, next); err != nil {
+			if err := o.storeSlugHint(ctx, row, next); err != nil {
 				return "", err
 			}
 			h.persisted = next

@@ -136,9 +136,15 @@ func foldFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, err
 // compare without case are declared COLLATE NOCASE.
 type dialect struct{}
 
-var _ sqlstore.Dialect = dialect{}
+var (
+	_ sqlstore.Dialect      = dialect{}
+	_ sqlstore.RowsOnDemand = dialect{}
+)
 
 func (dialect) Name() string { return "sqlite" }
+
+// RowsOnDemand: SQLite steps a statement one row at a time.
+func (dialect) RowsOnDemand() {}
 
 func (dialect) Time(t time.Time) any { return sqlstore.FormatTime(t) }
 

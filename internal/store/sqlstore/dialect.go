@@ -150,6 +150,14 @@ type GenericPlanner interface {
 	GenericPlans() (on, off string)
 }
 
+// RowsOnDemand is implemented by a dialect whose database makes a query's
+// rows only as they are read, and a UNION ALL's parts one after the
+// other, each in its own order: a scan that stops early spares the
+// database the rows it did not read.
+type RowsOnDemand interface {
+	RowsOnDemand()
+}
+
 // TermCountSlotter is a Dialect whose term counts are spread over rows, so
 // that concurrent writes never wait for one another on a term's row: a
 // term's count is its row's count plus the sum of its rows in

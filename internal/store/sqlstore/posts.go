@@ -628,7 +628,7 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 		if stored {
 			hintRow = &row
 		}
-		selfTaken, read, storedNext, err := o.slugSuffixes(ctx, base, rs, self, hintRow, types, parent, exceptID)
+		selfTaken, read, storedNext, err := o.slugSuffixes(ctx, base, rs, next, self, hintRow, types, parent, exceptID)
 		if err != nil {
 			return "", err
 		}
@@ -749,8 +749,12 @@ type slugRead struct {
 // from the index on (type, length(slug), slug, parent, status) (migration
 // 0024), with self whether one uses base itself, and with hint the next
 // of the slug_hints row hint (0 when there is none), reading no range
-// when it is past hint.from: one query.
-func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, self bool, hint *slugHintRow, types []string, parent, exceptID int64) (selfTaken bool, read []slugRead, hintNext int64, err error) {
+// when it is past hint.from: one query. Where the database makes rows
+// only as they are read (RowsOnDemand), the first range stops at its
+// first suffix past the run of taken ones from next: that one tells the
+// least free suffix, and the rest would be read for nothing (a title's
+// suffixes are seldom all in a row, as an import's or a seeded site's).
+func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, next int64, self bool, hint *slugHintRow, types []string, parent, exceptID int64) (selfTaken bool, read []slugRead, hintNext int64, err error) {
 	a := &Args{}
 	var parts []string
 	if self {
@@ -783,6 +787,7 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 			` ORDER BY slug LIMIT `+strconv.Itoa(slugSuffixRows)+`) AS s`+strconv.Itoa(i))
 	}
 	read = make([]slugRead, len(ranges))
+	_, lazy := o.db.d.(RowsOnDemand)
 	q := o.reader()
 	// Where the planner would plan the query again for each run
 	// (GenericPlanner), it is told not to around it, in the transaction:
@@ -818,8 +823,16 @@ func (o ops) slugSuffixes(ctx context.Context, base string, ranges []slugRange, 
 		r := &read[i]
 		r.rows++
 		r.last = max(r.last, s)
-		if n, ok := slugSuffix(s, base); ok {
-			r.taken = append(r.taken, n)
+		n, ok := slugSuffix(s, base)
+		if !ok {
+			return nil
+		}
+		r.taken = append(r.taken, n)
+		if lazy && i == 0 && n >= next {
+			if n > next {
+				return errStopRows // next is free
+			}
+			next++
 		}
 		return nil
 	}, strings.Join(parts, ` UNION ALL `), a.vals...)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 )
 
 // querier runs statements on one Conn and counts them.
@@ -45,11 +46,18 @@ func (q querier) queryOnce(ctx context.Context, scan func(Rows) error, query str
 	defer rows.Close()
 	for rows.Next() {
 		if err := scan(rows); err != nil {
+			if err == errStopRows {
+				return nil
+			}
 			return err
 		}
 	}
 	return rows.Err()
 }
+
+// errStopRows, returned by a query's scan, ends the query without error:
+// the rows after it are not read.
+var errStopRows = errors.New("sqlstore: stop reading rows")
 
 // row is the result of queryRow: its Scan runs the query.
 type row struct {

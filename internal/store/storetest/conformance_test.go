@@ -438,6 +438,23 @@ func TestFreeSlug(t *testing.T) {
 	if n := lengthsRead("lone"); n != 2 {
 		t.Errorf("lone-2: the query reads %d lengths, want 2 (2 to 9 and 10 to 99)", n)
 	}
+	// Suffixes taken here and there, as an import or a seeded site leaves
+	// them: the least free one each time, in one query once the first
+	// new post has found where to begin.
+	add("scatter", "post", "publish", 0)
+	for _, n := range []int{2, 3, 4} {
+		add(fmt.Sprintf("scatter-%d", n), "post", "publish", 0)
+	}
+	for n := 7; n < 200; n += 2 {
+		add(fmt.Sprintf("scatter-%d", n), "post", "publish", 0)
+	}
+	for i, want := range []string{"scatter-5", "scatter-6", "scatter-8", "scatter-10"} {
+		got := free("scatter", post, -1, 0, false)
+		if got != want || (i > 0 && queries != 1) {
+			t.Fatalf("scatter: %q in %d queries, want %q (in 1 after the first)", got, queries, want)
+		}
+		add(got, "post", "publish", 0)
+	}
 	// A new post takes it; the next one reads on from there (one query),
 	// and an update or delete of a post makes it read from the start
 	// again.

@@ -303,7 +303,9 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 			return err
 		}
 		// A retried transaction sets them again.
-		if terms, err = s.linkPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory); err != nil {
+		// The post is the one just inserted: published as p says, with no
+		// terms yet (no read of it first where the store can skip it).
+		if terms, err = s.linkPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory, true); err != nil {
 			return err
 		}
 		if !filled {

@@ -513,7 +513,7 @@ func (s *Site) DeleteTerm(ctx context.Context, tax *Taxonomy, t *store.Term) err
 // defaultCategory (0 when the post is not new). Taxonomies that do not
 // apply to pt are ignored.
 func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64) error {
-	_, err := s.linkPostTerms(ctx, tx, pt, p, terms, defaultCategory)
+	_, err := s.linkPostTerms(ctx, tx, pt, p, terms, defaultCategory, false)
 	return err
 }
 
@@ -522,8 +522,10 @@ func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p
 // the post's type the ids of the terms it linked the post to, in the order
 // PostTerms lists a post's terms (name, then id). For a new post, which
 // had no terms, they are its terms. linked is nil where the store does
-// not tell.
-func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64) (linked map[string][]int64, err error) {
+// not tell. fresh says p is the post the transaction has just inserted,
+// with no terms yet: a store.NewPostTermsLinker then links them without
+// reading the post first.
+func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64, fresh bool) (linked map[string][]int64, err error) {
 	taxes := s.taxonomies.ForType(pt.Name)
 	var all []int64
 	for _, tax := range taxes {
@@ -538,6 +540,10 @@ func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, 
 	linker, _ := tx.(store.PostTermsLinker)
 	if linker != nil {
 		linked = make(map[string][]int64, len(taxes))
+	}
+	var newLinker store.NewPostTermsLinker
+	if fresh {
+		newLinker, _ = tx.(store.NewPostTermsLinker)
 	}
 	for _, tax := range taxes {
 		given, ok := terms[tax.Name]
@@ -561,7 +567,12 @@ func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, 
 			}
 			continue
 		}
-		got, err := linker.SetPostTermsLinked(ctx, p.ID, tax.Name, ids)
+		var got []int64
+		if newLinker != nil {
+			got, err = newLinker.LinkNewPostTerms(ctx, p.ID, p.Status == "publish", tax.Name, ids)
+		} else {
+			got, err = linker.SetPostTermsLinked(ctx, p.ID, tax.Name, ids)
+		}
 		if err != nil {
 			return nil, err
 		}

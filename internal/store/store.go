@@ -163,6 +163,18 @@ type PostTermsLinker interface {
 	SetPostTermsLinked(ctx context.Context, postID int64, taxonomy string, ids []int64) ([]int64, error)
 }
 
+// NewPostTermsLinker is a PostTermsLinker that links the terms of a post
+// without reading the post first, for the transaction that has just
+// inserted it: the caller tells whether the post is published, and the
+// post has no terms yet.
+type NewPostTermsLinker interface {
+	// LinkNewPostTerms links the new post postID, published or not, to
+	// the terms of ids in taxonomy, counting them when it is published,
+	// and returns the ids it linked, ascending (those of ids that are
+	// terms of taxonomy).
+	LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64) ([]int64, error)
+}
+
 // PostStore is what the content layer needs to keep posts.
 type PostStore interface {
 	GetPost(ctx context.Context, id int64) (*Post, error)

@@ -358,6 +358,27 @@ func (o ops) SetPostTermsLinked(ctx context.Context, postID int64, taxonomy stri
 	return linkedNow, nil
 }
 
+// LinkNewPostTerms links a post its transaction has just inserted to its
+// first terms of taxonomy (store.NewPostTermsLinker): SetPostTermsLinked
+// without reading the post's status and terms first. Where term counts
+// are slotted and counted before the commit (PostgreSQL), that read goes
+// with the link in one statement anyway: it is SetPostTermsLinked.
+func (o ops) LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64) ([]int64, error) {
+	if o.db.termSlot != "" || o.db.d.Lock(false) != "" {
+		return o.SetPostTermsLinked(ctx, postID, taxonomy, ids)
+	}
+	var linked []int64
+	err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+		var err error
+		linked, err = o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+		return len(ids) > 0, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return linked, nil
+}
+
 // linkPostTerms links a post to the terms of ids in taxonomy that it is
 // not linked to yet, counting them when it is published (at once, or just
 // before the commit: termCounts), and returns the ids it linked,

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1324,6 +1325,19 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 		{"set no terms on a post without any", func() error { return db.SetPostTerms(ctx, 1, "post_tag", nil) }, 1},
 		{"set a term on a post without any", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat.ID}) }, byStore(4, 3)},
 		{"set another term on a post with one", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat2.ID}) }, byStore(6, 7)},
+		// A post just inserted, linked where the store can skip the read
+		// (SQLite: counting, linking, the bump; PostgreSQL as above).
+		{"link a new post's term", func() error {
+			linker, ok := db.(store.NewPostTermsLinker)
+			if !ok {
+				return fmt.Errorf("%T links no new post's terms", db)
+			}
+			linked, err := linker.LinkNewPostTerms(ctx, 3, true, "category", []int64{cat.ID, cat2.ID})
+			if err == nil && !slices.Equal(linked, []int64{cat.ID, cat2.ID}) {
+				err = fmt.Errorf("linked %v, want %v", linked, []int64{cat.ID, cat2.ID})
+			}
+			return err
+		}, 3},
 		{"insert user (user + roles + caps + bump)", func() error {
 			return db.InsertUser(ctx, &store.User{Login: "u", Nicename: "u", Roles: []string{"a", "b"}, Caps: map[string]bool{"x": true}})
 		}, 4},

@@ -274,6 +274,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	if p.Slug == "" && !draftLike(p.Status) {
 		p.Slug = render.Slug(p.Title)
 	}
+	s.prepareSearch(p)
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
@@ -322,6 +323,14 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	return p, terms, nil
 }
 
+// prepareSearch has the store split p's text into its search words
+// before the write transaction, where it can (store.SearchPreparer).
+func (s *Site) prepareSearch(p *store.Post) {
+	if sp, ok := s.st.(store.SearchPreparer); ok {
+		sp.PrepareSearch(p.Title, p.Excerpt, p.Content)
+	}
+}
+
 // UpdatePost validates in and applies it to the stored post old.
 func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in PostInput) (*store.Post, error) {
 	pt, ok := s.types.Get(old.Type)
@@ -335,6 +344,9 @@ func (s *Site) UpdatePost(ctx context.Context, u *auth.User, old *store.Post, in
 	p := *old
 	if err := s.apply(ctx, u, pt, &p, in, false, set); err != nil {
 		return nil, err
+	}
+	if p.Title != old.Title || p.Excerpt != old.Excerpt || p.Content != old.Content {
+		s.prepareSearch(&p)
 	}
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		if err := s.finishSlug(ctx, tx, pt, &p); err != nil {

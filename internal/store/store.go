@@ -175,6 +175,15 @@ type NewPostTermsLinker interface {
 	LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64) ([]int64, error)
 }
 
+// SearchPreparer is a Store that can split a post's text into its search
+// words ahead of the write that stores it, outside the write transaction
+// (on SQLite every write waits for the one writer, and the words are
+// split while it holds it otherwise). It is a hint: what the store
+// indexes is always the text it stores.
+type SearchPreparer interface {
+	PrepareSearch(title, excerpt, content string)
+}
+
 // PostStore is what the content layer needs to keep posts.
 type PostStore interface {
 	GetPost(ctx context.Context, id int64) (*Post, error)

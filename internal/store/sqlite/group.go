@@ -100,6 +100,8 @@ type group struct {
 	searchQueue atomic.Bool
 	// terms is the writer's memory of search_terms (searchindex.go).
 	terms searchTerms
+	// texts are posts' texts split ahead of the writer (searchtexts.go).
+	texts searchTexts
 	// totals keeps search_totals (searchtotals.go).
 	totals *searchTotals
 

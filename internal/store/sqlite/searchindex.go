@@ -129,7 +129,7 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 		if len(posts) == 0 {
 			break
 		}
-		g.terms.index(posts)
+		g.terms.index(posts, &g.texts)
 		if err := writeSearchIndex(ctx, q, posts, &g.terms); err != nil {
 			return fmt.Errorf("index searches: %w", err)
 		}
@@ -161,10 +161,20 @@ func (g *group) flushSearchQueue(tx *sql.Tx) error {
 }
 
 // index sets each post's document and fresh words, on every CPU when
-// there are many posts. known is only read meanwhile.
-func (t *searchTerms) index(posts []queuedPost) {
-	one := func(p *queuedPost) {
-		text := sqlstore.SearchText(p.title, p.excerpt, p.content)
+// there are many posts, with the texts split ahead (texts) where there
+// are. known is only read meanwhile.
+func (t *searchTerms) index(posts []queuedPost, texts *searchTexts) {
+	split := make([]string, len(posts))
+	found := make([]bool, len(posts))
+	for i, p := range posts {
+		split[i], found[i] = texts.take(p.title, p.excerpt, p.content)
+	}
+	one := func(i int) {
+		p := &posts[i]
+		text := split[i]
+		if !found[i] {
+			text = sqlstore.SearchText(p.title, p.excerpt, p.content)
+		}
 		p.document = sqlstore.SearchDocumentOf(text, p.typ, p.status, p.password)
 		p.fresh = p.fresh[:0]
 		for w := range strings.SplitSeq(text, " ") {
@@ -178,17 +188,17 @@ func (t *searchTerms) index(posts []queuedPost) {
 	workers := runtime.GOMAXPROCS(0)
 	if len(posts) < searchIndexParallel || workers < 2 {
 		for i := range posts {
-			one(&posts[i])
+			one(i)
 		}
 		return
 	}
 	var wg sync.WaitGroup
 	per := (len(posts) + workers - 1) / workers
 	for lo := 0; lo < len(posts); lo += per {
-		part := posts[lo:min(lo+per, len(posts))]
+		hi := min(lo+per, len(posts))
 		wg.Go(func() {
-			for i := range part {
-				one(&part[i])
+			for i := lo; i < hi; i++ {
+				one(i)
 			}
 		})
 	}

@@ -68,9 +68,10 @@ type DB struct {
 }
 
 var (
-	_ store.Store      = (*DB)(nil)
-	_ store.Optimizer  = (*DB)(nil)
-	_ store.BulkLoader = (*DB)(nil)
+	_ store.Store          = (*DB)(nil)
+	_ store.Optimizer      = (*DB)(nil)
+	_ store.BulkLoader     = (*DB)(nil)
+	_ store.SearchPreparer = (*DB)(nil)
 )
 
 // Open opens the database at path, creating the file and its directory when

@@ -20,19 +20,30 @@ import (
 // kept after it.
 const maxSearchTexts = 256
 
+// maxSearchTextBytes bounds the bytes of the fields and texts kept, and
+// maxSearchTextPost the fields of one post that are split ahead: the
+// writer splits a larger post itself, as it did before.
+const (
+	maxSearchTextBytes = 4 << 20
+	maxSearchTextPost  = 64 << 10
+)
+
 // searchTexts keeps texts split ahead of the writer, keyed by a hash of
 // the fields, the fields kept to tell collisions apart.
 type searchTexts struct {
-	mu   sync.Mutex
-	m    map[uint64]*splitText
-	ring [maxSearchTexts]uint64 // keys in the order they were added
-	next int
+	mu    sync.Mutex
+	m     map[uint64]*splitText
+	ring  [maxSearchTexts]uint64 // keys in the order they were added
+	next  int                    // the ring's oldest slot, the next one written
+	bytes int                    // the size of what m holds
 }
 
 type splitText struct {
 	title, excerpt, content string
 	text                    string
 }
+
+func (t *splitText) size() int { return len(t.title) + len(t.excerpt) + len(t.content) + len(t.text) }
 
 func searchTextKey(title, excerpt, content string) uint64 {
 	d := xxhash.New()
@@ -44,8 +55,12 @@ func searchTextKey(title, excerpt, content string) uint64 {
 	return d.Sum64()
 }
 
-// prepare splits the fields' text and keeps it for take.
+// prepare splits the fields' text and keeps it for take, unless the post
+// is larger than maxSearchTextPost.
 func (s *searchTexts) prepare(title, excerpt, content string) {
+	if len(title)+len(excerpt)+len(content) > maxSearchTextPost {
+		return
+	}
 	t := &splitText{title: title, excerpt: excerpt, content: content, text: sqlstore.SearchText(title, excerpt, content)}
 	k := searchTextKey(title, excerpt, content)
 	s.mu.Lock()
@@ -53,19 +68,35 @@ func (s *searchTexts) prepare(title, excerpt, content string) {
 	if s.m == nil {
 		s.m = make(map[uint64]*splitText, maxSearchTexts)
 	}
-	if _, ok := s.m[k]; ok {
+	if old, ok := s.m[k]; ok {
+		s.bytes += t.size() - old.size()
 		s.m[k] = t // the same text again: one entry, once in the ring
 		return
 	}
-	// The oldest key leaves (if the writer has not taken it yet). A key
+	// The oldest keys leave (those the writer has not taken yet), one
+	// for the slot and more while the bytes kept are too many. A key
 	// taken and kept again since is dropped early here: the writer then
 	// splits that text itself.
-	if old := s.ring[s.next]; old != 0 {
-		delete(s.m, old)
+	for n := 0; n < maxSearchTexts; n++ {
+		s.drop(s.ring[s.next])
+		s.ring[s.next] = 0
+		if s.bytes+t.size() <= maxSearchTextBytes {
+			break
+		}
+		s.next = (s.next + 1) % maxSearchTexts
 	}
 	s.m[k] = t
+	s.bytes += t.size()
 	s.ring[s.next] = k
 	s.next = (s.next + 1) % maxSearchTexts
+}
+
+// drop forgets the text of key k, if kept.
+func (s *searchTexts) drop(k uint64) {
+	if t, ok := s.m[k]; ok {
+		s.bytes -= t.size()
+		delete(s.m, k)
+	}
 }
 
 // take returns the text split for the fields, if prepare kept it, and
@@ -78,7 +109,7 @@ func (s *searchTexts) take(title, excerpt, content string) (string, bool) {
 	if !ok || t.title != title || t.excerpt != excerpt || t.content != content {
 		return "", false
 	}
-	delete(s.m, k)
+	s.drop(k)
 	return t.text, true
 }
 

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/folio-server/folio/internal/store"
@@ -36,6 +37,34 @@ func TestSearchTextsAreTakenOnceAndBounded(t *testing.T) {
 	}
 	if _, ok := s.take(fmt.Sprintf("Post %d", maxSearchTexts+9), "", ""); !ok {
 		t.Fatal("the newest text was dropped")
+	}
+
+	// Large posts: the bytes kept stay bounded, the newest is kept, and a
+	// post over maxSearchTextPost is left to the writer.
+	body := strings.Repeat("word ", maxSearchTextPost/5-10)
+	for i := range 200 {
+		s.prepare(fmt.Sprintf("Large %d", i), "", body)
+		if s.bytes > maxSearchTextBytes {
+			t.Fatalf("after %d large posts %d bytes kept, bound %d", i+1, s.bytes, maxSearchTextBytes)
+		}
+	}
+	if _, ok := s.take("Large 199", "", body); !ok {
+		t.Fatal("the newest large text was dropped")
+	}
+	if _, ok := s.take("Large 0", "", body); ok {
+		t.Fatal("the oldest large text was kept past the byte bound")
+	}
+	huge := strings.Repeat("x", maxSearchTextPost+1)
+	s.prepare("Huge", "", huge)
+	if _, ok := s.take("Huge", "", huge); ok {
+		t.Fatal("a post over maxSearchTextPost was split ahead")
+	}
+	total := 0
+	for _, e := range s.m {
+		total += e.size()
+	}
+	if total != s.bytes {
+		t.Fatalf("bytes counted %d, kept %d", s.bytes, total)
 	}
 }
 

@@ -44,7 +44,11 @@ const knownMax = 1024
 // Passwords are never logged.
 type BasicAuth struct {
 	Users store.UserStore
-	Apps  store.AppPasswordStore
+	// Apps is the site's own store: where it reads users with their
+	// passwords (store.UserAppPasswordsStore), the site generation read
+	// with them comes with the user (User.SiteGeneration), and what keeps
+	// the site's settings and webhooks trusts it for the request.
+	Apps store.AppPasswordStore
 	// Roles resolves the user's capabilities; nil means DefaultRoles.
 	Roles *Roles
 	// Now is the clock; nil means time.Now.
@@ -124,7 +128,7 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 
 	// The pair's counter comes with the user where the store reads both
 	// at once; it is checked before the password either way.
-	rec, apps, counter, err := b.lookup(ctx, login, keys)
+	rec, apps, counter, site, err := b.lookup(ctx, login, keys)
 	notFound := errors.Is(err, store.ErrNotFound)
 	if err != nil && !notFound {
 		return nil, fmt.Errorf("basic auth: %w", err)
@@ -155,7 +159,9 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 		return nil, b.failed(ctx, keys)
 	}
 	b.touch(ctx, match, ip)
-	return NewUser(rec, b.Roles), nil
+	usr := NewUser(rec, b.Roles)
+	usr.site = site
+	return usr, nil
 }
 
 // failed counts a failure on keys and returns the error of bad
@@ -173,7 +179,9 @@ func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
 // and the user's application passwords: one read for a login where the
 // store loads both at once (store.UserAppPasswordsStore), which also
 // reads the counter of the throttle's key (keys[0]) when the throttle
-// counts in the same store. counter is nil when it was not read.
+// counts in the same store. counter is nil when it was not read; site is
+// the site generation read with the user (store.Generations), 0 when it
+// was not.
 //
 // Such a store also tells the generation of what it read, which every
 // change of a user, a role or capability, or an application password
@@ -182,9 +190,9 @@ func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
 // still theirs a request reads only the generation and the counter, in
 // one smaller read: a password revoked or a role taken away anywhere
 // stops working at the next request, as without keeping them.
-func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey) (u *store.User, apps []*store.AppPassword, counter *store.LoginCounter, err error) {
+func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey) (u *store.User, apps []*store.AppPassword, counter *store.LoginCounter, site int64, err error) {
 	if !plausibleLogin(login) {
-		return nil, nil, nil, store.ErrNotFound
+		return nil, nil, nil, 0, store.ErrNotFound
 	}
 	if both, ok := b.Apps.(store.UserAppPasswordsStore); ok {
 		key := ""
@@ -197,7 +205,7 @@ func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey
 			if key != "" {
 				counter = &read.Counter
 			}
-			return cloneUser(read.User), read.Apps, counter, nil
+			return cloneUser(read.User), read.Apps, counter, read.Site, nil
 		}
 	} else {
 		u, err = b.Users.GetUserByLogin(ctx, login)
@@ -209,13 +217,13 @@ func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("load user: %w", err)
+		return nil, nil, nil, 0, fmt.Errorf("load user: %w", err)
 	}
 	apps, err = b.Apps.ListAppPasswords(ctx, u.ID)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("list application passwords: %w", err)
+		return nil, nil, nil, 0, fmt.Errorf("list application passwords: %w", err)
 	}
-	return u, apps, nil, nil
+	return u, apps, nil, 0, nil
 }
 
 // userAppPasswords reads what GetUserAppPasswords reads, from what is
@@ -229,8 +237,8 @@ func (b *BasicAuth) userAppPasswords(ctx context.Context, st store.UserAppPasswo
 		if err != nil {
 			return store.UserAppPasswords{}, err
 		}
-		if gen == kept.Generation {
-			kept.Counter = counter
+		if gen.Auth == kept.Generation {
+			kept.Counter, kept.Site = counter, gen.Site
 			return kept, nil
 		}
 	}

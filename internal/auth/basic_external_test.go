@@ -105,7 +105,7 @@ func (c *readCounter) GetUserAppPasswords(ctx context.Context, login, key string
 	return c.both.GetUserAppPasswords(ctx, login, key)
 }
 
-func (c *readCounter) AuthGeneration(ctx context.Context, key string) (int64, store.LoginCounter, error) {
+func (c *readCounter) AuthGeneration(ctx context.Context, key string) (store.Generations, store.LoginCounter, error) {
 	return c.both.AuthGeneration(ctx, key)
 }
 

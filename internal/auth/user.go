@@ -19,6 +19,20 @@ type User struct {
 	all map[string]bool
 	// order lists the keys of all in the original's output order.
 	order []string
+	// site is the store's site generation read with the user's sign-in
+	// data (store.Generations), 0 when none was.
+	site int64
+}
+
+// SiteGeneration returns the store's site generation (store.Generations)
+// read with the user's sign-in data, and whether one was: the request
+// may keep using options and webhooks read at that generation or later
+// (store.WithSiteGeneration).
+func (u *User) SiteGeneration() (int64, bool) {
+	if u == nil || u.site == 0 {
+		return 0, false
+	}
+	return u.site, true
 }
 
 // NewUser computes the effective capabilities of u under roles (nil roles

@@ -354,24 +354,30 @@ func (s *Site) buildSettings(raw string) *Settings {
 	return st
 }
 
-// settingsEntry is the settings loaded for one store write version, and
-// the stored option's text they were made of.
+// settingsEntry is the settings loaded for one store write version or
+// site generation, and the stored option's text they were made of.
 type settingsEntry struct {
-	version int64
-	raw     string
-	val     *Settings
+	at  int64
+	raw string
+	val *Settings
 }
 
 // Settings returns the effective site settings, as stored when they are
 // read, so a change made on any node is seen by the next request on every
 // node. With the store's write version the API server read for the
 // request (store.ContextVersion) they are cached for that version and cost
-// nothing while nothing was written. Without one (writes, which advance
-// the version every time) the option is read, one statement like the
-// version's, and the settings made of the same text are reused.
+// nothing while nothing was written. Writes advance the version every
+// time: with the site generation read with the caller's sign-in
+// (store.ContextSiteGeneration), which only a change of an option or a
+// webhook moves on, they are cached for that generation. Without either
+// the option is read, one statement, and the settings made of the same
+// text are reused.
 func (s *Site) Settings(ctx context.Context) (*Settings, error) {
 	if version, ok := store.ContextVersion(ctx); ok {
-		return s.settingsAt(ctx, version)
+		return s.settingsAt(ctx, &s.settings, version)
+	}
+	if g, ok := store.ContextSiteGeneration(ctx); ok {
+		return s.settingsAt(ctx, &s.settingsBySite, g)
 	}
 	raw, err := s.settingsText(ctx)
 	if err != nil {
@@ -403,10 +409,10 @@ func (s *Site) settingsOf(raw string) *Settings {
 	return val
 }
 
-// settingsAt returns the settings of store version version, loading them
-// unless they are cached.
-func (s *Site) settingsAt(ctx context.Context, version int64) (*Settings, error) {
-	if e := s.settings.Load(); e != nil && e.version == version {
+// settingsAt returns the settings of store version (or site generation)
+// at, kept in cache, loading them unless they are there.
+func (s *Site) settingsAt(ctx context.Context, cache *settingsCache, at int64) (*Settings, error) {
+	if e := cache.Load(); e != nil && e.at == at {
 		return e.val, nil
 	}
 	raw, err := s.settingsText(ctx)
@@ -417,13 +423,13 @@ func (s *Site) settingsAt(ctx context.Context, version int64) (*Settings, error)
 	// The version was read before the option, so the option is at least
 	// as new as the version: a later request that sees a newer version
 	// reloads it. An older reader never replaces a newer entry.
-	next := &settingsEntry{version: version, raw: raw, val: val}
+	next := &settingsEntry{at: at, raw: raw, val: val}
 	for {
-		cur := s.settings.Load()
-		if cur != nil && cur.version > version {
+		cur := cache.Load()
+		if cur != nil && cur.at > at {
 			break
 		}
-		if s.settings.CompareAndSwap(cur, next) {
+		if cache.CompareAndSwap(cur, next) {
 			break
 		}
 	}
@@ -517,7 +523,7 @@ func (s *Site) UpdateSettings(ctx context.Context, in SettingsPatch) (*Settings,
 	if err != nil {
 		return nil, fmt.Errorf("update settings: %w", err)
 	}
-	return s.settingsAt(ctx, version)
+	return s.settingsAt(ctx, &s.settings, version)
 }
 
 func settingNameKnown(name string) bool {

@@ -34,9 +34,11 @@ type Site struct {
 	renders  renderCache
 	counts   countCache
 	// settings caches the effective settings for a store version,
-	// settingsByText the last ones made and the option's text they were
-	// made of; fileSettings are the configuration file's (settings.go).
+	// settingsBySite for a site generation, settingsByText the last ones
+	// made and the option's text they were made of; fileSettings are the
+	// configuration file's (settings.go).
 	settings       settingsCache
+	settingsBySite settingsCache
 	settingsByText settingsCache
 	fileSettings   *Settings
 

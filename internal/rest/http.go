@@ -145,6 +145,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		} else {
 			req.User = u
+			if g, ok := u.SiteGeneration(); ok {
+				// Read with the sign-in data: the site's settings and
+				// webhooks kept at g need not be read again.
+				req.ctx = store.WithSiteGeneration(req.ctx, g)
+			}
 			if s.cfg.ResponseHeaders != nil {
 				for k, v := range s.cfg.ResponseHeaders(r, u) {
 					h[k] = v

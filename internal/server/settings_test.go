@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,4 +189,80 @@ func TestSettingsRouteIsInTheAPIDescriptionInBothModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOptionsAndWebhooksChangedOnAnotherNodeReachTheNextWrite: a node
+// keeps the settings and the webhooks a signed-in write read for as long
+// as the site generation read with the sign-in is theirs; a change of
+// either on another node moves it on, so the very next write on this node
+// uses the new default category and delivers to the new webhook, and
+// stops delivering to one made inactive.
+func TestOptionsAndWebhooksChangedOnAnotherNodeReachTheNextWrite(t *testing.T) {
+	t.Parallel()
+	n := newSettingsNodes(t, "")
+	const api = "/api/svc/v2"
+	decode := func(rec *httptest.ResponseRecorder, status int, what string) map[string]any {
+		t.Helper()
+		if rec.Code != status {
+			t.Fatalf("%s: %d %s, want %d", what, rec.Code, rec.Body, status)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return v
+	}
+	// create makes a post on node b and returns its categories.
+	create := func(title string) []any {
+		t.Helper()
+		p := decode(n.req(n.b, "POST", api+"/posts", `{"title":"`+title+`","status":"publish"}`, true), 201, "create "+title)
+		cats, _ := p["categories"].([]any)
+		return cats
+	}
+	deliveries := func(id any) int {
+		t.Helper()
+		rec := n.req(n.a, "GET", api+"/webhooks/"+jsonNumber(id)+"/deliveries", "", true)
+		if rec.Code != 200 {
+			t.Fatalf("deliveries: %d %s", rec.Code, rec.Body)
+		}
+		var list []any
+		if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+
+	news := decode(n.req(n.a, "POST", api+"/categories", `{"name":"News"}`, true), 201, "category")
+	// Node b's first two writes read and keep the settings and the
+	// (empty) list of webhooks.
+	for _, title := range []string{"First", "Second"} {
+		if cats := create(title); len(cats) != 1 || cats[0] != float64(1) {
+			t.Fatalf("%s: categories %v, want the default [1]", title, cats)
+		}
+	}
+	decode(n.req(n.a, "POST", api+"/settings", `{"default_category":`+jsonNumber(news["id"])+`}`, true), 200, "settings on node a")
+	if cats := create("Third"); len(cats) != 1 || cats[0] != news["id"] {
+		t.Fatalf("after node a changed the default category: categories %v, want [%v]", cats, news["id"])
+	}
+
+	hook := decode(n.req(n.a, "POST", api+"/webhooks", `{"url":"https://93.184.216.34/hook","events":["post.created"]}`, true), 201, "webhook on node a")
+	create("Fourth")
+	if got := deliveries(hook["id"]); got != 1 {
+		t.Fatalf("after a webhook was added on node a: %d deliveries, want 1", got)
+	}
+	create("Fifth")
+	if got := deliveries(hook["id"]); got != 2 {
+		t.Fatalf("a second create: %d deliveries, want 2", got)
+	}
+	decode(n.req(n.a, "POST", api+"/webhooks/"+jsonNumber(hook["id"]), `{"active":false}`, true), 200, "deactivate on node a")
+	create("Sixth")
+	if got := deliveries(hook["id"]); got != 2 {
+		t.Fatalf("after the webhook was made inactive on node a: %d deliveries, want still 2", got)
+	}
+}
+
+// jsonNumber formats a decoded JSON number as an integer.
+func jsonNumber(v any) string {
+	f, _ := v.(float64)
+	return strconv.FormatInt(int64(f), 10)
 }

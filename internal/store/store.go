@@ -316,9 +316,23 @@ type UserAppPasswordsStore interface {
 	// "") and the authentication generation they were read at;
 	// ErrNotFound, and no counter, when there is no such user.
 	GetUserAppPasswords(ctx context.Context, login, counterKey string) (UserAppPasswords, error)
-	// AuthGeneration returns the authentication generation and the login
-	// counter of counterKey (as GetUserAppPasswords), in one read.
-	AuthGeneration(ctx context.Context, counterKey string) (int64, LoginCounter, error)
+	// AuthGeneration returns the authentication generation, the site
+	// generation and the login counter of counterKey (as
+	// GetUserAppPasswords), in one read.
+	AuthGeneration(ctx context.Context, counterKey string) (Generations, LoginCounter, error)
+}
+
+// Generations are what a UserAppPasswordsStore read tells of the store's
+// state alongside the sign-in data.
+type Generations struct {
+	// Auth is the authentication generation (UserAppPasswordsStore).
+	Auth int64
+	// Site is the site generation: it moves on, in this process or any
+	// other, whenever an option (the site's settings among them) or a
+	// webhook is added, changed or removed. What kept the options or the
+	// webhooks read at or after generation g may use them while a
+	// request's read still says g (WithSiteGeneration).
+	Site int64
 }
 
 // UserAppPasswords is what UserAppPasswordsStore.GetUserAppPasswords
@@ -329,6 +343,8 @@ type UserAppPasswords struct {
 	Counter LoginCounter
 	// Generation is the authentication generation User and Apps are of.
 	Generation int64
+	// Site is the site generation read with them (Generations.Site).
+	Site int64
 }
 
 // OptionStore keeps site options (key → value), e.g. the shared secret

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-server/folio/internal/content"
@@ -27,6 +28,16 @@ type Emitter struct {
 	// Notify, when set, is called once the transaction that enqueued
 	// events has committed (the local worker wakes up and finds them).
 	Notify func()
+
+	// kept is the last list of webhooks read at a site generation.
+	kept atomic.Pointer[keptWebhooks]
+}
+
+// keptWebhooks is the list of webhooks read at site generation at or
+// after it: shared by the changes that read at, never changed.
+type keptWebhooks struct {
+	at    int64
+	hooks []*store.Webhook
 }
 
 // Emit enqueues the events ch stands for, with one delivery per active
@@ -37,7 +48,7 @@ func (em *Emitter) Emit(ctx context.Context, tx store.Store, ch content.Change) 
 		return nil
 	}
 	var ob store.OutboxStore = tx
-	hooks, err := ob.ListWebhooks(ctx)
+	hooks, err := em.webhooks(ctx, ob)
 	if err != nil {
 		return fmt.Errorf("webhooks: %w", err)
 	}
@@ -72,6 +83,37 @@ func (em *Emitter) Emit(ctx context.Context, tx store.Store, ch content.Change) 
 		store.AfterCommit(tx, em.Notify)
 	}
 	return nil
+}
+
+// webhooks returns the site's webhooks, read through ob (the change's
+// transaction) unless the request read the site generation with its
+// sign-in (store.ContextSiteGeneration) and the webhooks of that
+// generation are kept: every webhook added, changed or removed moves it
+// on, on any node, so a change sees those that were there when its
+// request began, or later ones. (A change's transaction never writes
+// webhooks itself.)
+func (em *Emitter) webhooks(ctx context.Context, ob store.OutboxStore) ([]*store.Webhook, error) {
+	g, ok := store.ContextSiteGeneration(ctx)
+	if !ok {
+		return ob.ListWebhooks(ctx)
+	}
+	if k := em.kept.Load(); k != nil && k.at == g {
+		return k.hooks, nil
+	}
+	hooks, err := ob.ListWebhooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Read after g was, so at least as new as g; an older reader never
+	// replaces a newer list.
+	next := &keptWebhooks{at: g, hooks: hooks}
+	for {
+		cur := em.kept.Load()
+		if (cur != nil && cur.at > g) || em.kept.CompareAndSwap(cur, next) {
+			break
+		}
+	}
+	return hooks, nil
 }
 
 // Renderer returns the "data" of an event's body: the resource as the

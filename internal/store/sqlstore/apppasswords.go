@@ -58,14 +58,14 @@ func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) 
 		var id, failures sql.NullInt64
 		var uuid, name, hash, ip sql.NullString
 		var last, next time.Time
-		var gen int64
+		var gen, site int64
 		row, err := scanUser(withExtra{rows, []any{&id, &uuid, &name, &hash, at(&p.Created), at(&p.LastUsed), &ip,
-			&failures, at(&last), at(&next), &gen}})
+			&failures, at(&last), at(&next), &gen, &site}})
 		if err != nil {
 			return err
 		}
 		if out.User == nil {
-			out.User, out.Generation = row, gen
+			out.User, out.Generation, out.Site = row, gen, site
 			if failures.Valid {
 				out.Counter.Failures, out.Counter.Last, out.Counter.Next = failures.Int64, last, next
 			}
@@ -75,9 +75,9 @@ func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) 
 			out.Apps = append(out.Apps, &p)
 		}
 		return nil
-	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next, g.n
+	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next, g.n, s.n
 		FROM (`+o.db.userColumns()+` FROM users u WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY u.id LIMIT 1) AS u
-			CROSS JOIN auth_generation g
+			CROSS JOIN auth_generation g CROSS JOIN site_generation s
 			LEFT JOIN app_passwords a ON a.user_id = u.id
 			LEFT JOIN login_counters c ON c.key = $2
 		ORDER BY a.id`, foldASCII(login), counterKey)
@@ -92,17 +92,19 @@ func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) 
 
 // AuthGeneration returns the authentication generation (the one row of
 // auth_generation, moved on by triggers on what GetUserAppPasswords
-// reads) and the login counter of counterKey, in one query
+// reads), the site generation (site_generation's, moved on by triggers on
+// options and webhooks) and the login counter of counterKey, in one query
 // (store.UserAppPasswordsStore).
-func (o ops) AuthGeneration(ctx context.Context, counterKey string) (int64, store.LoginCounter, error) {
+func (o ops) AuthGeneration(ctx context.Context, counterKey string) (store.Generations, store.LoginCounter, error) {
 	counter := store.LoginCounter{Key: counterKey}
-	var gen int64
+	var gen store.Generations
 	var failures sql.NullInt64
 	var last, next time.Time
-	err := o.reader().queryRow(ctx, `SELECT g.n, c.failures, c.last, c.next FROM auth_generation g
-		LEFT JOIN login_counters c ON c.key = $1`, counterKey).Scan(&gen, &failures, at(&last), at(&next))
+	err := o.reader().queryRow(ctx, `SELECT g.n, s.n, c.failures, c.last, c.next FROM auth_generation g
+		CROSS JOIN site_generation s
+		LEFT JOIN login_counters c ON c.key = $1`, counterKey).Scan(&gen.Auth, &gen.Site, &failures, at(&last), at(&next))
 	if err != nil {
-		return 0, store.LoginCounter{}, o.db.fail("authentication generation", err)
+		return store.Generations{}, store.LoginCounter{}, o.db.fail("authentication generation", err)
 	}
 	if failures.Valid {
 		counter.Failures, counter.Last, counter.Next = failures.Int64, last, next

@@ -1072,8 +1072,8 @@ func TestAppPasswords(t *testing.T) {
 	}
 	// The generation comes with them, and alone with the counter.
 	gen, c, err := both.AuthGeneration(ctx, counted.Key)
-	if err != nil || gen != alone.Generation || !reflect.DeepEqual(c, read[0]) {
-		t.Fatalf("AuthGeneration = %d, %+v, %v; want %d, %+v", gen, c, err, alone.Generation, read[0])
+	if err != nil || gen.Auth != alone.Generation || gen.Site != alone.Site || gen.Site == 0 || !reflect.DeepEqual(c, read[0]) {
+		t.Fatalf("AuthGeneration = %+v, %+v, %v; want {%d %d}, %+v", gen, c, err, alone.Generation, alone.Site, read[0])
 	}
 	if _, c, err := both.AuthGeneration(ctx, "pair:none"); err != nil || !reflect.DeepEqual(c, store.LoginCounter{Key: "pair:none"}) {
 		t.Fatalf("AuthGeneration without a counter = %+v, %v", c, err)
@@ -1698,7 +1698,9 @@ func TestSearchMatchesProtectedTextOnlyForReaders(t *testing.T) {
 // TestAuthGenerationMovesWithWhatBasicAuthReads: every change of a user,
 // of a user's roles or capabilities, or of an application password moves
 // the authentication generation on; recording a password's use, counting
-// a failed sign-in and writing anything else do not.
+// a failed sign-in and writing anything else do not. Every change of an
+// option or a webhook moves the site generation on, and nothing else
+// does.
 func TestAuthGenerationMovesWithWhatBasicAuthReads(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t)
@@ -1707,7 +1709,7 @@ func TestAuthGenerationMovesWithWhatBasicAuthReads(t *testing.T) {
 	if !ok {
 		t.Fatalf("%T does not keep an authentication generation", db)
 	}
-	gen := func() int64 {
+	gen := func() store.Generations {
 		t.Helper()
 		g, _, err := both.AuthGeneration(ctx, "")
 		if err != nil {
@@ -1717,27 +1719,40 @@ func TestAuthGenerationMovesWithWhatBasicAuthReads(t *testing.T) {
 	}
 	u := &store.User{Login: "gen", Nicename: "gen", Roles: []string{"author"}, Caps: map[string]bool{}}
 	p := &store.AppPassword{UUID: "uuid-gen", Name: "phone", Hash: "h", Created: at(2024, 1, 1, 0)}
+	w := &store.Webhook{URL: "https://example.com/hook", Events: []string{"post.created"}, Secret: "s", Active: true,
+		Created: at(2024, 1, 1, 0), Modified: at(2024, 1, 1, 0)}
 	steps := []struct {
-		name  string
-		do    func() error
-		moves bool
+		name       string
+		do         func() error
+		auth, site bool // which generation moves
 	}{
-		{"insert user", func() error { return db.InsertUser(ctx, u) }, true},
-		{"read user and passwords", func() error { _, err := both.GetUserAppPasswords(ctx, "gen", ""); return err }, false},
-		{"update user's name", func() error { u.DisplayName = "Gen"; return db.UpdateUser(ctx, u) }, true},
-		{"update user's roles", func() error { u.Roles = []string{"editor"}; return db.UpdateUser(ctx, u) }, true},
-		{"update user's capabilities", func() error { u.Caps = map[string]bool{"upload_files": false}; return db.UpdateUser(ctx, u) }, true},
-		{"insert password", func() error { p.UserID = u.ID; return db.InsertAppPassword(ctx, p) }, true},
-		{"record password's use", func() error { return db.TouchAppPassword(ctx, p.ID, at(2024, 2, 1, 0), "10.0.0.9") }, false},
+		{"insert user", func() error { return db.InsertUser(ctx, u) }, true, false},
+		{"read user and passwords", func() error { _, err := both.GetUserAppPasswords(ctx, "gen", ""); return err }, false, false},
+		{"update user's name", func() error { u.DisplayName = "Gen"; return db.UpdateUser(ctx, u) }, true, false},
+		{"update user's roles", func() error { u.Roles = []string{"editor"}; return db.UpdateUser(ctx, u) }, true, false},
+		{"update user's capabilities", func() error { u.Caps = map[string]bool{"upload_files": false}; return db.UpdateUser(ctx, u) }, true, false},
+		{"insert password", func() error { p.UserID = u.ID; return db.InsertAppPassword(ctx, p) }, true, false},
+		{"record password's use", func() error { return db.TouchAppPassword(ctx, p.ID, at(2024, 2, 1, 0), "10.0.0.9") }, false, false},
 		{"count a failed sign-in", func() error {
 			return db.UpdateLoginCounters(ctx, []string{"pair:gen"}, func([]store.LoginCounter) []store.LoginCounter {
 				return []store.LoginCounter{{Key: "pair:gen", Failures: 1, Last: at(2024, 2, 1, 0)}}
 			})
-		}, false},
-		{"insert post", func() error { return db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Author: u.ID}) }, false},
-		{"set option", func() error { return db.SetOption(ctx, "gen_option", "x") }, false},
-		{"revoke password", func() error { return db.DeleteAppPassword(ctx, u.ID, p.UUID) }, true},
-		{"delete user", func() error { return db.DeleteUser(ctx, u.ID) }, true},
+		}, false, false},
+		{"insert post", func() error { return db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Author: u.ID}) }, false, false},
+		{"set option", func() error { return db.SetOption(ctx, "gen_option", "x") }, false, true},
+		{"change option", func() error { return db.SetOption(ctx, "gen_option", "y") }, false, true},
+		{"add option", func() error { _, err := db.AddOption(ctx, "gen_added", "1"); return err }, false, true},
+		{"read option", func() error { _, err := db.GetOption(ctx, "gen_option"); return err }, false, false},
+		{"insert webhook", func() error { return db.InsertWebhook(ctx, w) }, false, true},
+		{"list webhooks", func() error { _, err := db.ListWebhooks(ctx); return err }, false, false},
+		{"update webhook", func() error { w.Active = false; return db.UpdateWebhook(ctx, w) }, false, true},
+		{"enqueue event", func() error {
+			return db.EnqueueEvent(ctx, &store.WebhookEvent{Name: "post.created", Kind: "post", ObjectType: "post", ObjectID: 1,
+				Snapshot: []byte(`{}`), OccurredAt: at(2024, 2, 1, 0)}, []int64{w.ID})
+		}, false, false},
+		{"delete webhook", func() error { return db.DeleteWebhook(ctx, w.ID) }, false, true},
+		{"revoke password", func() error { return db.DeleteAppPassword(ctx, u.ID, p.UUID) }, true, false},
+		{"delete user", func() error { return db.DeleteUser(ctx, u.ID) }, true, false},
 	}
 	last := gen()
 	for _, s := range steps {
@@ -1745,11 +1760,14 @@ func TestAuthGenerationMovesWithWhatBasicAuthReads(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		now := gen()
-		if moved := now != last; moved != s.moves {
-			t.Errorf("%s: generation %d -> %d, want moved=%v", s.name, last, now, s.moves)
+		if moved := now.Auth != last.Auth; moved != s.auth {
+			t.Errorf("%s: authentication generation %d -> %d, want moved=%v", s.name, last.Auth, now.Auth, s.auth)
 		}
-		if now < last {
-			t.Errorf("%s: generation went back from %d to %d", s.name, last, now)
+		if moved := now.Site != last.Site; moved != s.site {
+			t.Errorf("%s: site generation %d -> %d, want moved=%v", s.name, last.Site, now.Site, s.site)
+		}
+		if now.Auth < last.Auth || now.Site < last.Site {
+			t.Errorf("%s: a generation went back from %+v to %+v", s.name, last, now)
 		}
 		last = now
 	}

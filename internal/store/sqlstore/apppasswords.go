@@ -75,9 +75,8 @@ func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) 
 			out.Apps = append(out.Apps, &p)
 		}
 		return nil
-	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next, g.n, s.n
+	}, `SELECT u.*, a.id, a.uuid, a.name, a.hash, a.created, a.last_used, a.last_ip, c.failures, c.last, c.next, `+generations+`
 		FROM (`+o.db.userColumns()+` FROM users u WHERE `+o.db.d.Fold("u.login")+` = $1 ORDER BY u.id LIMIT 1) AS u
-			CROSS JOIN auth_generation g CROSS JOIN site_generation s
 			LEFT JOIN app_passwords a ON a.user_id = u.id
 			LEFT JOIN login_counters c ON c.key = $2
 		ORDER BY a.id`, foldASCII(login), counterKey)
@@ -90,6 +89,14 @@ func (o ops) GetUserAppPasswords(ctx context.Context, login, counterKey string) 
 	return out, nil
 }
 
+// generations are the columns of the authentication and the site
+// generations (store.Generations), each its table's one row. As scalar
+// subqueries, not joins: PostgreSQL guesses thousands of rows for a table
+// of one it has not analysed, and a join of two such guessed millions,
+// which made it compile the query to machine code (JIT) every time, 200
+// ms of CPU for a read of a few rows.
+const generations = `(SELECT n FROM auth_generation), (SELECT n FROM site_generation)`
+
 // AuthGeneration returns the authentication generation (the one row of
 // auth_generation, moved on by triggers on what GetUserAppPasswords
 // reads), the site generation (site_generation's, moved on by triggers on
@@ -100,9 +107,8 @@ func (o ops) AuthGeneration(ctx context.Context, counterKey string) (store.Gener
 	var gen store.Generations
 	var failures sql.NullInt64
 	var last, next time.Time
-	err := o.reader().queryRow(ctx, `SELECT g.n, s.n, c.failures, c.last, c.next FROM auth_generation g
-		CROSS JOIN site_generation s
-		LEFT JOIN login_counters c ON c.key = $1`, counterKey).Scan(&gen.Auth, &gen.Site, &failures, at(&last), at(&next))
+	err := o.reader().queryRow(ctx, `SELECT `+generations+`, c.failures, c.last, c.next
+		FROM (SELECT 1) AS one LEFT JOIN login_counters c ON c.key = $1`, counterKey).Scan(&gen.Auth, &gen.Site, &failures, at(&last), at(&next))
 	if err != nil {
 		return store.Generations{}, store.LoginCounter{}, o.db.fail("authentication generation", err)
 	}

@@ -526,10 +526,15 @@ func (o ops) DeletePost(ctx context.Context, id int64) error {
 }
 
 // slugHolders adds the conditions of a post whose slug counts as taken:
-// not exceptID, not a draft, of one of types (any when empty), under
-// parent when parent >= 0.
+// not exceptID (none when it is not a post's id, as for a post not yet
+// stored), not a draft, of one of types (any when empty), under parent
+// when parent >= 0. Without the id the conditions are all columns of
+// the slug indexes, which PostgreSQL can then answer from the index
+// alone instead of fetching each taken slug's row.
 func slugHolders(c *cond, a *Args, types []string, parent, exceptID int64) {
-	c.add(`id <> ` + a.Add(exceptID))
+	if exceptID > 0 {
+		c.add(`id <> ` + a.Add(exceptID))
+	}
 	c.add(`status NOT IN ('draft', 'pending', 'auto-draft')`)
 	if len(types) > 0 {
 		inList(c, "type", types, false)

@@ -276,6 +276,12 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	}
 	s.prepareSearch(p)
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
+		// The id is asked for with the slug's query where the store can.
+		if r, ok := tx.(store.PostIDPrefetcher); ok {
+			if err := r.PrefetchPostID(ctx); err != nil {
+				return err
+			}
+		}
 		if err := s.finishSlug(ctx, tx, pt, p); err != nil {
 			return err
 		}

@@ -155,6 +155,16 @@ type PostIDReserver interface {
 	ReservePostID(ctx context.Context) (int64, error)
 }
 
+// PostIDPrefetcher is a PostIDReserver that can be told, inside a write
+// transaction, that a new post's id will be wanted: it then asks for one
+// with the transaction's next statement, and the ReservePostID after it
+// costs no round trip of its own.
+type PostIDPrefetcher interface {
+	// PrefetchPostID asks ahead for the id the transaction's next
+	// ReservePostID returns; nothing where it cannot.
+	PrefetchPostID(ctx context.Context) error
+}
+
 // PostTermsLinker is a Store whose SetPostTerms can also tell which terms
 // it linked: a new post's terms are then known without reading them back.
 type PostTermsLinker interface {

@@ -237,9 +237,9 @@ func (c *conns) Begin(ctx context.Context, serial bool) (sqlstore.Tx, error) {
 	if err != nil {
 		return nil, fail("begin", err)
 	}
-	return &writeTx{conn: conn, pending: []sqlstore.Stmt{
-		{Query: `BEGIN`},
-		{Query: `SELECT pg_advisory_xact_lock_shared($1)`, Args: []any{c.writeKey}},
+	return &writeTx{conn: conn, pending: []held{
+		{Stmt: sqlstore.Stmt{Query: `BEGIN`}},
+		{Stmt: sqlstore.Stmt{Query: `SELECT pg_advisory_xact_lock_shared($1)`, Args: []any{c.writeKey}}},
 	}}, nil
 }
 

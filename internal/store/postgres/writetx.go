@@ -20,12 +20,14 @@ import (
 // go with COMMIT and the bump after it (CommitWith), each group sent as
 // one pipeline (a pgx batch) and answered in one round trip. The server
 // runs a pipeline's statements in order, so a lock sent with a read is
-// held before the read runs.
+// held before the read runs. A query of one row asked ahead (Prefetch,
+// a new post's id) goes with the next statement too.
 type writeTx struct {
 	conn *pgxpool.Conn
 	// pending holds the statements whose results nobody reads (BEGIN,
-	// the locks) until they are sent, with the next statement.
-	pending []sqlstore.Stmt
+	// the locks) and the queries asked ahead until they are sent, with
+	// the next statement.
+	pending []held
 	// started is set once BEGIN has been sent.
 	started bool
 	// savepoints counts the savepoints taken, to name them (Guard).
@@ -39,8 +41,18 @@ var (
 	_ sqlstore.Tx             = (*writeTx)(nil)
 	_ sqlstore.BatchCommitter = (*writeTx)(nil)
 	_ sqlstore.Deferrer       = (*writeTx)(nil)
+	_ sqlstore.Prefetcher     = (*writeTx)(nil)
 	_ sqlstore.RowCopier      = (*writeTx)(nil)
 )
+
+// held is a statement waiting for the next one: its result is read and
+// dropped, or, for a query asked ahead, its one row scanned into dest and
+// out marked done.
+type held struct {
+	sqlstore.Stmt
+	dest []any
+	out  *sqlstore.Prefetched
+}
 
 var errTxDone = errors.New("postgres: transaction already ended")
 
@@ -62,6 +74,24 @@ func execAll(br pgx.BatchResults, n int) error {
 	return nil
 }
 
+// readHeld reads the results of the held statements hs, queued first on
+// br's batch: a query asked ahead has its row scanned.
+func readHeld(br pgx.BatchResults, hs []held) error {
+	for _, h := range hs {
+		if h.out == nil {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := br.QueryRow().Scan(h.dest...); err != nil {
+			return err
+		}
+		h.out.Done = true
+	}
+	return nil
+}
+
 func (t *writeTx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if t.done {
 		return nil, errTxDone
@@ -74,10 +104,10 @@ func (t *writeTx) Exec(ctx context.Context, query string, args ...any) (sql.Resu
 		return result(tag.RowsAffected()), nil
 	}
 	b := &pgx.Batch{}
-	n := t.flush(b)
+	hs := t.flush(b)
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
-	err := execAll(br, n)
+	err := readHeld(br, hs)
 	var tag int64
 	if err == nil {
 		var ct interface{ RowsAffected() int64 }
@@ -107,10 +137,10 @@ func (t *writeTx) Query(ctx context.Context, query string, args ...any) (sqlstor
 		return rows{rs}, nil
 	}
 	b := &pgx.Batch{}
-	n := t.flush(b)
+	hs := t.flush(b)
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
-	if err := execAll(br, n); err != nil {
+	if err := readHeld(br, hs); err != nil {
 		_ = br.Close()
 		return nil, err
 	}
@@ -147,13 +177,15 @@ func (r *batchRows) Err() error {
 }
 
 // flush queues the pending statements on b and forgets them, returning
-// how many it queued.
-func (t *writeTx) flush(b *pgx.Batch) int {
-	queue(b, t.pending)
-	n := len(t.pending)
+// them.
+func (t *writeTx) flush(b *pgx.Batch) []held {
+	hs := t.pending
+	for _, h := range hs {
+		b.Queue(h.Query, h.Args...)
+	}
 	t.pending = nil
 	t.started = true
-	return n
+	return hs
 }
 
 // lock queues a statement that takes a lock, to be sent with the next
@@ -162,13 +194,32 @@ func (t *writeTx) lock(st sqlstore.Stmt) error {
 	if t.done {
 		return errTxDone
 	}
-	t.pending = append(t.pending, st)
+	t.pending = append(t.pending, held{Stmt: st})
 	return nil
+}
+
+// Prefetch holds st, a query of one row, until the next statement, which
+// it goes with; its row is scanned into dest and the result marked done
+// when that statement's results come back (sqlstore.Prefetcher). A
+// transaction that ends first never sends it.
+func (t *writeTx) Prefetch(st sqlstore.Stmt, dest ...any) (*sqlstore.Prefetched, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	out := &sqlstore.Prefetched{}
+	t.pending = append(t.pending, held{Stmt: st, dest: dest, out: out})
+	return out, nil
 }
 
 // Defer holds st until the next statement, which it goes with
 // (sqlstore.Deferrer).
 func (t *writeTx) Defer(st sqlstore.Stmt) error { return t.lock(st) }
+
+// Flush sends the held statements now (sqlstore.Prefetcher).
+func (t *writeTx) Flush(ctx context.Context) error {
+	_, err := t.ready(ctx)
+	return err
+}
 
 // ready sends the pending statements (BEGIN, the locks), for work that
 // needs the transaction itself (Importer's COPY).
@@ -178,9 +229,9 @@ func (t *writeTx) ready(ctx context.Context) (*pgx.Conn, error) {
 	}
 	if len(t.pending) > 0 {
 		b := &pgx.Batch{}
-		n := t.flush(b)
+		hs := t.flush(b)
 		br := t.conn.SendBatch(ctx, b)
-		err := execAll(br, n)
+		err := readHeld(br, hs)
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
@@ -208,12 +259,15 @@ func (t *writeTx) CommitWith(ctx context.Context, before, after []sqlstore.Stmt)
 		return nil
 	}
 	b := &pgx.Batch{}
-	n := t.flush(b) + len(before)
+	hs := t.flush(b)
 	queue(b, before)
 	b.Queue(`COMMIT`)
 	queue(b, after)
 	br := t.conn.SendBatch(ctx, b)
-	err := execAll(br, n)
+	err := readHeld(br, hs)
+	if err == nil {
+		err = execAll(br, len(before))
+	}
 	if err == nil {
 		var tag interface{ String() string }
 		tag, err = br.Exec()

@@ -429,6 +429,18 @@ func (o ops) ReservePostID(ctx context.Context) (int64, error) {
 	var id int64
 	switch r := o.db.d.(type) {
 	case IDReserver:
+		if t := o.bound(ctx); t != nil && t.nextIDDone != nil {
+			// Asked for ahead: still held when no statement went since.
+			if !t.nextIDDone.Done {
+				if err := t.tx.(Prefetcher).Flush(ctx); err != nil {
+					return 0, o.db.fail("reserve post id", err)
+				}
+			}
+			if t.nextIDDone.Done {
+				id, t.nextID, t.nextIDDone = t.nextID, 0, nil
+				break
+			}
+		}
 		a := &Args{}
 		if err := o.reader().queryRow(ctx, r.ReserveIDs(a, "posts", 1), a.vals...).Scan(&id); err != nil {
 			return 0, o.db.fail("reserve post id", err)
@@ -454,6 +466,32 @@ func (o ops) ReservePostID(ctx context.Context) (int64, error) {
 		o.db.reserved.Store(id, struct{}{})
 	}
 	return id, nil
+}
+
+// PrefetchPostID asks for a new post id with the write transaction's next
+// statement where ids come from a sequence and the transaction sends
+// statements together (Prefetcher); ReservePostID then hands it out
+// without a round trip of its own (store.PostIDPrefetcher). Like the
+// reservation itself it counts as a statement. An id asked for and not
+// handed out is a gap, as a rolled-back insert leaves.
+func (o ops) PrefetchPostID(ctx context.Context) error {
+	r, ok := o.db.d.(IDReserver)
+	t := o.bound(ctx)
+	if !ok || t == nil || !t.write {
+		return nil
+	}
+	p, ok := t.tx.(Prefetcher)
+	if !ok {
+		return nil
+	}
+	a := &Args{}
+	o.db.stmts.Add(1)
+	done, err := p.Prefetch(Stmt{Query: r.ReserveIDs(a, "posts", 1), Args: a.vals}, &t.nextID)
+	if err != nil {
+		return o.db.fail("reserve post id", err)
+	}
+	t.nextIDDone = done
+	return nil
 }
 
 // bound returns the transaction o is bound to or ctx carries, or nil.

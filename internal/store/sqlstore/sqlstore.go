@@ -271,6 +271,10 @@ type txState struct {
 	// reserved holds the post ids ReservePostID handed out in the
 	// transaction that no InsertPost used yet.
 	reserved []int64
+	// nextID is a post id PrefetchPostID asked for, nextIDDone set once
+	// it came back; ReservePostID hands it out.
+	nextID     int64
+	nextIDDone *Prefetched
 	// freesSlugs is set by a write that can free a slug (freeingSlugs).
 	freesSlugs bool
 }
@@ -392,6 +396,24 @@ type BatchCommitter interface {
 // held when the transaction commits goes with the commit.
 type Deferrer interface {
 	Defer(st Stmt) error
+}
+
+// Prefetcher is a Tx that can hold a query of one row as a Deferrer holds
+// a statement, sent with the transaction's next statement, and scan its
+// row when that statement's results come back: what the transaction will
+// need later (a new post's id) costs no round trip of its own.
+type Prefetcher interface {
+	// Prefetch holds st and scans its row into dest once it has run.
+	Prefetch(st Stmt, dest ...any) (*Prefetched, error)
+	// Flush sends what is held now, in a round trip of its own.
+	Flush(ctx context.Context) error
+}
+
+// Prefetched is the outcome of a query a Prefetcher holds: Done once its
+// row was scanned. A transaction that failed, or ended, before sending it
+// leaves it not done.
+type Prefetched struct {
+	Done bool
 }
 
 // execSoon runs st in q's transaction before its next statement: held for

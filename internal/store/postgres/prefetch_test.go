@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -82,5 +83,59 @@ func TestNewPostIDAskedAheadComesWithTheNextStatement(t *testing.T) {
 		if err != nil || p.Title != "Ahead" {
 			t.Fatalf("post %d: %+v, %v", id, p, err)
 		}
+	}
+}
+
+// TestHeldInsertFailsAsItsOwn: a post inserted with a reserved id is held
+// and sent with the transaction's next statement or its commit; when the
+// insert fails there (its id taken meanwhile by another connection), the
+// transaction fails with the insert's own error, a conflict, and nothing
+// of it stays.
+func TestHeldInsertFailsAsItsOwn(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	storetest.OpenPostgres(t, url)
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cat := &store.Term{Taxonomy: "category", Name: "Held", Slug: "held"}
+	if err := db.InsertTerm(ctx, cat); err != nil {
+		t.Fatal(err)
+	}
+	for _, next := range []string{"terms", "commit"} {
+		var id int64
+		err := db.Tx(ctx, func(s store.Store) error {
+			var err error
+			if id, err = s.(store.PostIDReserver).ReservePostID(ctx); err != nil {
+				return err
+			}
+			// Another connection takes the id first.
+			if _, err := db.Pool().Exec(ctx, `INSERT INTO posts (id, type, status, title) VALUES ($1, 'post', 'draft', 'first')`, id); err != nil {
+				return err
+			}
+			if err := s.InsertPost(ctx, &store.Post{ID: id, Type: "post", Status: "publish", Title: "second"}); err != nil {
+				return err // not held: the error comes at once
+			}
+			if next == "terms" {
+				return s.SetPostTerms(ctx, id, "category", []int64{cat.ID})
+			}
+			return nil
+		})
+		if !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("insert held until the %s: %v, want a conflict", next, err)
+		}
+		p, err := db.GetPost(ctx, id)
+		if err != nil || p.Title != "first" {
+			t.Fatalf("post %d after the failed transaction: %+v, %v; want the other connection's", id, p, err)
+		}
+		if terms, err := db.PostTerms(ctx, []int64{id}, []string{"category"}); err != nil || len(terms[id]) != 0 {
+			t.Fatalf("terms of post %d: %v, %v", id, terms[id], err)
+		}
+	}
+	if got := termCount(t, db, cat.ID); got != 0 {
+		t.Fatalf("category count %d, want 0", got)
 	}
 }

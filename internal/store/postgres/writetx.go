@@ -80,6 +80,9 @@ func readHeld(br pgx.BatchResults, hs []held) error {
 	for _, h := range hs {
 		if h.out == nil {
 			if _, err := br.Exec(); err != nil {
+				if h.Wrap != nil {
+					err = h.Wrap(err)
+				}
 				return err
 			}
 			continue
@@ -317,22 +320,29 @@ func (t *writeTx) Rollback(ctx context.Context) error {
 
 // Guard runs fn under a savepoint: a failed statement aborts a PostgreSQL
 // transaction, and rolling back to the savepoint makes it usable again.
+// A statement fn held (Defer) goes with the RELEASE: when it fails, that
+// is fn's failure, rolled back like the others.
 func (t *writeTx) Guard(ctx context.Context, fn func(sqlstore.Conn) error) error {
 	t.savepoints++
 	sp := fmt.Sprintf("folio_sp_%d", t.savepoints)
 	if _, err := t.Exec(ctx, `SAVEPOINT `+sp); err != nil {
 		return fail("savepoint", err)
 	}
-	if err := fn(t); err != nil {
-		if _, rerr := t.Exec(ctx, `ROLLBACK TO SAVEPOINT `+sp); rerr != nil {
-			return errors.Join(err, fail("rollback to savepoint", rerr))
+	held := len(t.pending)
+	err := fn(t)
+	if err == nil {
+		held = len(t.pending) - held
+		if _, err = t.Exec(ctx, `RELEASE SAVEPOINT `+sp); err == nil {
+			return nil
 		}
-		return err
+		if held == 0 {
+			return fail("release savepoint", err)
+		}
 	}
-	if _, err := t.Exec(ctx, `RELEASE SAVEPOINT `+sp); err != nil {
-		return fail("release savepoint", err)
+	if _, rerr := t.Exec(ctx, `ROLLBACK TO SAVEPOINT `+sp); rerr != nil {
+		return errors.Join(err, fail("rollback to savepoint", rerr))
 	}
-	return nil
+	return err
 }
 
 // CopyRows writes rows into table with COPY, in the transaction

@@ -389,7 +389,19 @@ func (o ops) InsertPost(ctx context.Context, p *store.Post) error {
 		return o.writeTx(ctx, false, func(q querier) (bool, error) {
 			a := &Args{vals: append([]any{p.ID}, o.db.postArgs(p)...)}
 			values := marks(1, len(a.vals))
-			if _, err := q.exec(ctx, o.db.searchRowFirst(a, p)+`INSERT INTO posts (id, `+postInsertCols+`) VALUES (`+values+`)`, a.vals...); err != nil {
+			st := Stmt{Query: o.db.searchRowFirst(a, p) + `INSERT INTO posts (id, ` + postInsertCols + `) VALUES (` + values + `)`, Args: a.vals,
+				Wrap: func(err error) error { return o.db.conflict(err, "insert post") }}
+			// Nothing is read back: where the transaction can hold the
+			// insert, it goes with the next statement (a new post's
+			// terms, or the commit), in its round trip.
+			if d, ok := q.c.(Deferrer); ok {
+				q.db.stmts.Add(1)
+				if err := d.Defer(st); err != nil {
+					return false, o.db.conflict(err, "insert post")
+				}
+				return true, nil
+			}
+			if _, err := q.exec(ctx, st.Query, st.Args...); err != nil {
 				return false, o.db.conflict(err, "insert post")
 			}
 			return true, nil

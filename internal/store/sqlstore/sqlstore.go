@@ -380,6 +380,10 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 type Stmt struct {
 	Query string
 	Args  []any
+	// Wrap, when set, makes the error of a held statement (Deferrer)
+	// what its own caller would have returned, since it comes back with
+	// a later statement's.
+	Wrap func(error) error
 }
 
 // BatchCommitter is a Tx that can send statements with its COMMIT, in

@@ -71,9 +71,9 @@ func (db *DB) termCountStmts(counts *termCounts) []Stmt {
 		for i, id := range ids {
 			deltas[i] = m[id]
 		}
-		return []Stmt{{`INSERT INTO term_counts (term_id, slot, n)
+		return []Stmt{{Query: `INSERT INTO term_counts (term_id, slot, n)
 			SELECT u.id, ` + db.termSlot + `, u.n FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) ORDER BY u.id
-			ON CONFLICT (term_id, slot) DO UPDATE SET n = term_counts.n + excluded.n`, []any{ids, deltas}}}
+			ON CONFLICT (term_id, slot) DO UPDATE SET n = term_counts.n + excluded.n`, Args: []any{ids, deltas}}}
 	}
 	byDelta := map[int64][]int64{}
 	var deltas []int64
@@ -88,7 +88,7 @@ func (db *DB) termCountStmts(counts *termCounts) []Stmt {
 	out := make([]Stmt, 0, len(deltas))
 	for _, d := range deltas {
 		a := &Args{vals: []any{d}}
-		out = append(out, Stmt{`UPDATE terms SET count = count + $1 WHERE ` + db.d.In(a, "id", byDelta[d], false), a.vals})
+		out = append(out, Stmt{Query: `UPDATE terms SET count = count + $1 WHERE ` + db.d.In(a, "id", byDelta[d], false), Args: a.vals})
 	}
 	return out
 }

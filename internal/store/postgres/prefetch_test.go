@@ -3,11 +3,13 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/postgres"
+	"github.com/folio-server/folio/internal/store/sqlstore"
 	"github.com/folio-server/folio/internal/store/storetest"
 )
 
@@ -137,5 +139,52 @@ func TestHeldInsertFailsAsItsOwn(t *testing.T) {
 	}
 	if got := termCount(t, db, cat.ID); got != 0 {
 		t.Fatalf("category count %d, want 0", got)
+	}
+}
+
+// TestHeldStatementFailingUnderASavepointIsRolledBackToIt: a statement
+// held inside a savepoint (Guard) goes with the RELEASE; when it fails
+// there, the failure is the guarded work's, as its own error, and the
+// savepoint undoes it: the transaction goes on and commits what came
+// before and after.
+func TestHeldStatementFailingUnderASavepointIsRolledBackToIt(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	storetest.OpenPostgres(t, url)
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `INSERT INTO options (name, value) VALUES ('held_before', '1')`); err != nil {
+		t.Fatal(err)
+	}
+	errHeld := errors.New("the held statement failed")
+	err = tx.Guard(ctx, func(c sqlstore.Conn) error {
+		return c.(sqlstore.Deferrer).Defer(sqlstore.Stmt{
+			Query: `INSERT INTO options (name, value) VALUES ('held_inside', (1 / 0)::text)`,
+			Wrap:  func(err error) error { return fmt.Errorf("%w: %w", errHeld, err) },
+		})
+	})
+	if !errors.Is(err, errHeld) {
+		t.Fatalf("Guard: %v, want the held statement's own error", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO options (name, value) VALUES ('held_after', '1')`); err != nil {
+		t.Fatalf("the transaction after the savepoint's rollback: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"held_before": true, "held_inside": false, "held_after": true} {
+		_, err := db.GetOption(ctx, name)
+		if got := err == nil; got != want {
+			t.Errorf("option %s stored: %v (%v), want %v", name, got, err, want)
+		}
 	}
 }

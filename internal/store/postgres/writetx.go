@@ -30,6 +30,8 @@ type writeTx struct {
 	pending []held
 	// started is set once BEGIN has been sent.
 	started bool
+	// holds counts the statements ever held (lock, Defer, Prefetch).
+	holds int
 	// savepoints counts the savepoints taken, to name them (Guard).
 	savepoints int
 	// done is set once the transaction has committed or rolled back and
@@ -198,6 +200,7 @@ func (t *writeTx) lock(st sqlstore.Stmt) error {
 		return errTxDone
 	}
 	t.pending = append(t.pending, held{Stmt: st})
+	t.holds++
 	return nil
 }
 
@@ -211,6 +214,7 @@ func (t *writeTx) Prefetch(st sqlstore.Stmt, dest ...any) (*sqlstore.Prefetched,
 	}
 	out := &sqlstore.Prefetched{}
 	t.pending = append(t.pending, held{Stmt: st, dest: dest, out: out})
+	t.holds++
 	return out, nil
 }
 
@@ -328,14 +332,13 @@ func (t *writeTx) Guard(ctx context.Context, fn func(sqlstore.Conn) error) error
 	if _, err := t.Exec(ctx, `SAVEPOINT `+sp); err != nil {
 		return fail("savepoint", err)
 	}
-	held := len(t.pending)
+	holds := t.holds
 	err := fn(t)
 	if err == nil {
-		held = len(t.pending) - held
 		if _, err = t.Exec(ctx, `RELEASE SAVEPOINT `+sp); err == nil {
 			return nil
 		}
-		if held == 0 {
+		if t.holds == holds {
 			return fail("release savepoint", err)
 		}
 	}

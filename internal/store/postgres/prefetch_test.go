@@ -13,6 +13,24 @@ import (
 	"github.com/folio-server/folio/internal/store/storetest"
 )
 
+// smallPools opens a migrated schema for t and n stores on it, each with
+// a pool of conns connections, closed when t ends.
+func smallPools(t *testing.T, conns, n int) []*postgres.DB {
+	t.Helper()
+	url := storetest.PostgresURL(t)
+	storetest.OpenPostgres(t, url)
+	dbs := make([]*postgres.DB, n)
+	for i := range dbs {
+		db, err := postgres.Open(context.Background(), url, postgres.Options{MaxConns: conns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		dbs[i] = db
+	}
+	return dbs
+}
+
 // TestNewPostIDAskedAheadComesWithTheNextStatement: a new post's id asked
 // for ahead (PrefetchPostID) is taken from the sequence with the write
 // transaction's next statement (the slug's query), in its round trip, so
@@ -22,18 +40,8 @@ import (
 // connection (a pool of one).
 func TestNewPostIDAskedAheadComesWithTheNextStatement(t *testing.T) {
 	t.Parallel()
-	url := storetest.PostgresURL(t)
-	storetest.OpenPostgres(t, url)
-	db, err := postgres.Open(context.Background(), url, postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	other, err := postgres.Open(context.Background(), url, postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	dbs := smallPools(t, 1, 2)
+	db, other := dbs[0], dbs[1]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
@@ -95,14 +103,8 @@ func TestNewPostIDAskedAheadComesWithTheNextStatement(t *testing.T) {
 // of it stays.
 func TestHeldInsertFailsAsItsOwn(t *testing.T) {
 	t.Parallel()
-	url := storetest.PostgresURL(t)
-	storetest.OpenPostgres(t, url)
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := smallPools(t, 2, 1)[0]
 	cat := &store.Term{Taxonomy: "category", Name: "Held", Slug: "held"}
 	if err := db.InsertTerm(ctx, cat); err != nil {
 		t.Fatal(err)
@@ -149,14 +151,8 @@ func TestHeldInsertFailsAsItsOwn(t *testing.T) {
 // before and after.
 func TestHeldStatementFailingUnderASavepointIsRolledBackToIt(t *testing.T) {
 	t.Parallel()
-	url := storetest.PostgresURL(t)
-	storetest.OpenPostgres(t, url)
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := smallPools(t, 1, 1)[0]
 	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -354,10 +354,9 @@ func (s *Site) buildSettings(raw string) *Settings {
 	return st
 }
 
-// settingsEntry is the settings loaded for one store write version or
-// site generation, and the stored option's text they were made of.
+// settingsEntry is the settings last made and the stored option's text
+// they were made of.
 type settingsEntry struct {
-	at  int64
 	raw string
 	val *Settings
 }
@@ -410,29 +409,18 @@ func (s *Site) settingsOf(raw string) *Settings {
 }
 
 // settingsAt returns the settings of store version (or site generation)
-// at, kept in cache, loading them unless they are there.
-func (s *Site) settingsAt(ctx context.Context, cache *settingsCache, at int64) (*Settings, error) {
-	if e := cache.Load(); e != nil && e.at == at {
-		return e.val, nil
+// at, kept in cache, loading them unless they are there. The version was
+// read before the option, so the option is at least as new as it.
+func (s *Site) settingsAt(ctx context.Context, cache *store.KeptAt[*Settings], at int64) (*Settings, error) {
+	if val, ok := cache.Get(at); ok {
+		return val, nil
 	}
 	raw, err := s.settingsText(ctx)
 	if err != nil {
 		return nil, err
 	}
 	val := s.settingsOf(raw)
-	// The version was read before the option, so the option is at least
-	// as new as the version: a later request that sees a newer version
-	// reloads it. An older reader never replaces a newer entry.
-	next := &settingsEntry{at: at, raw: raw, val: val}
-	for {
-		cur := cache.Load()
-		if cur != nil && cur.at > at {
-			break
-		}
-		if cache.CompareAndSwap(cur, next) {
-			break
-		}
-	}
+	cache.Keep(at, val)
 	return val, nil
 }
 
@@ -535,5 +523,5 @@ func settingNameKnown(name string) bool {
 	return false
 }
 
-// settingsCache holds the settings of the latest store version loaded.
+// settingsCache holds the settings last made from the option's text.
 type settingsCache = atomic.Pointer[settingsEntry]

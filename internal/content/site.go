@@ -37,8 +37,8 @@ type Site struct {
 	// settingsBySite for a site generation, settingsByText the last ones
 	// made and the option's text they were made of; fileSettings are the
 	// configuration file's (settings.go).
-	settings       settingsCache
-	settingsBySite settingsCache
+	settings       store.KeptAt[*Settings]
+	settingsBySite store.KeptAt[*Settings]
 	settingsByText settingsCache
 	fileSettings   *Settings
 

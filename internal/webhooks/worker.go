@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/folio-server/folio/internal/content"
@@ -29,15 +28,9 @@ type Emitter struct {
 	// events has committed (the local worker wakes up and finds them).
 	Notify func()
 
-	// kept is the last list of webhooks read at a site generation.
-	kept atomic.Pointer[keptWebhooks]
-}
-
-// keptWebhooks is the list of webhooks read at site generation at or
-// after it: shared by the changes that read at, never changed.
-type keptWebhooks struct {
-	at    int64
-	hooks []*store.Webhook
+	// kept is the last list of webhooks read at a site generation,
+	// shared by the changes that read it and never changed.
+	kept store.KeptAt[[]*store.Webhook]
 }
 
 // Emit enqueues the events ch stands for, with one delivery per active
@@ -97,22 +90,14 @@ func (em *Emitter) webhooks(ctx context.Context, ob store.OutboxStore) ([]*store
 	if !ok {
 		return ob.ListWebhooks(ctx)
 	}
-	if k := em.kept.Load(); k != nil && k.at == g {
-		return k.hooks, nil
+	if hooks, ok := em.kept.Get(g); ok {
+		return hooks, nil
 	}
 	hooks, err := ob.ListWebhooks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// Read after g was, so at least as new as g; an older reader never
-	// replaces a newer list.
-	next := &keptWebhooks{at: g, hooks: hooks}
-	for {
-		cur := em.kept.Load()
-		if (cur != nil && cur.at > g) || em.kept.CompareAndSwap(cur, next) {
-			break
-		}
-	}
+	em.kept.Keep(g, hooks)
 	return hooks, nil
 }
 

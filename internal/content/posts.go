@@ -275,6 +275,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		p.Slug = render.Slug(p.Title)
 	}
 	s.prepareSearch(p)
+	var linked func() map[string][]int64
 	err = s.write(ctx, func(ctx context.Context, tx store.Store) error {
 		// The id is asked for with the slug's query where the store can.
 		if r, ok := tx.(store.PostIDPrefetcher); ok {
@@ -312,7 +313,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 		// A retried transaction sets them again.
 		// The post is the one just inserted: published as p says, with no
 		// terms yet (no read of it first where the store can skip it).
-		if terms, err = s.linkPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory, true); err != nil {
+		if linked, err = s.linkPostTerms(ctx, tx, pt, p, in.Terms, set.DefaultCategory, true); err != nil {
 			return err
 		}
 		if !filled {
@@ -326,7 +327,7 @@ func (s *Site) CreatePost(ctx context.Context, u *auth.User, pt *PostType, in Po
 	if err != nil {
 		return nil, nil, fmt.Errorf("create post: %w", err)
 	}
-	return p, terms, nil
+	return p, linked(), nil
 }
 
 // prepareSearch has the store split p's text into its search words

@@ -518,14 +518,15 @@ func (s *Site) setPostTerms(ctx context.Context, tx store.Store, pt *PostType, p
 }
 
 // linkPostTerms is setPostTerms that, where the store tells which terms it
-// linked (store.PostTermsLinker), also returns them: for each taxonomy of
-// the post's type the ids of the terms it linked the post to, in the order
-// PostTerms lists a post's terms (name, then id). For a new post, which
-// had no terms, they are its terms. linked is nil where the store does
-// not tell. fresh says p is the post the transaction has just inserted,
-// with no terms yet: a store.NewPostTermsLinker then links them without
-// reading the post first.
-func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64, fresh bool) (linked map[string][]int64, err error) {
+// linked (store.PostTermsLinker), also tells them: linked, called once the
+// transaction has committed, returns for each taxonomy of the post's type
+// the ids of the terms it linked the post to, in the order PostTerms lists
+// a post's terms (name, then id). For a new post, which had no terms, they
+// are its terms. linked returns nil where the store does not tell. fresh
+// says p is the post the transaction has just inserted, with no terms
+// yet: a store.NewPostTermsLinker then links them without reading the
+// post first, and may tell what it linked only with the commit.
+func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, p *store.Post, terms map[string][]int64, defaultCategory int64, fresh bool) (linked func() map[string][]int64, err error) {
 	taxes := s.taxonomies.ForType(pt.Name)
 	var all []int64
 	for _, tax := range taxes {
@@ -538,9 +539,9 @@ func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, 
 		}
 	}
 	linker, _ := tx.(store.PostTermsLinker)
-	if linker != nil {
-		linked = make(map[string][]int64, len(taxes))
-	}
+	// got holds each taxonomy's linked ids, filled at once or by the
+	// commit (LinkNewPostTerms).
+	got := make(map[string]*[]int64, len(taxes))
 	var newLinker store.NewPostTermsLinker
 	if fresh {
 		newLinker, _ = tx.(store.NewPostTermsLinker)
@@ -567,27 +568,36 @@ func (s *Site) linkPostTerms(ctx context.Context, tx store.Store, pt *PostType, 
 			}
 			continue
 		}
-		var got []int64
+		linkedIDs := new([]int64)
 		if newLinker != nil {
-			got, err = newLinker.LinkNewPostTerms(ctx, p.ID, p.Status == "publish", tax.Name, ids)
+			err = newLinker.LinkNewPostTerms(ctx, p.ID, p.Status == "publish", tax.Name, ids, linkedIDs)
 		} else {
-			got, err = linker.SetPostTermsLinked(ctx, p.ID, tax.Name, ids)
+			*linkedIDs, err = linker.SetPostTermsLinked(ctx, p.ID, tax.Name, ids)
 		}
 		if err != nil {
 			return nil, err
 		}
-		// The ids given were read above with their names; a default
-		// category is one term.
-		slices.SortFunc(got, func(a, b int64) int {
-			ta, tb := known[a], known[b]
-			if ta != nil && tb != nil {
-				if c := store.CompareNames(ta.Name, tb.Name); c != 0 {
-					return c
-				}
-			}
-			return cmp.Compare(a, b)
-		})
-		linked[tax.Name] = got
+		got[tax.Name] = linkedIDs
 	}
-	return linked, nil
+	return func() map[string][]int64 {
+		if linker == nil {
+			return nil
+		}
+		linked := make(map[string][]int64, len(got))
+		for tax, ids := range got {
+			// The ids given were read above with their names; a default
+			// category is one term.
+			slices.SortFunc(*ids, func(a, b int64) int {
+				ta, tb := known[a], known[b]
+				if ta != nil && tb != nil {
+					if c := store.CompareNames(ta.Name, tb.Name); c != 0 {
+						return c
+					}
+				}
+				return cmp.Compare(a, b)
+			})
+			linked[tax] = *ids
+		}
+		return linked
+	}, nil
 }

@@ -180,9 +180,12 @@ type PostTermsLinker interface {
 type NewPostTermsLinker interface {
 	// LinkNewPostTerms links the new post postID, published or not, to
 	// the terms of ids in taxonomy, counting them when it is published,
-	// and returns the ids it linked, ascending (those of ids that are
-	// terms of taxonomy).
-	LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64) ([]int64, error)
+	// and sets *linked to the ids it linked, ascending (those of ids
+	// that are terms of taxonomy): at once, or, where the store sends
+	// the statement with a later one of the transaction (PostgreSQL's
+	// pipelines), by the time the transaction has committed. A post is
+	// linked once per taxonomy this way.
+	LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64, linked *[]int64) error
 }
 
 // SearchPreparer is a Store that can split a post's text into its search

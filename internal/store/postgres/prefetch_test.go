@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -182,5 +183,122 @@ func TestHeldStatementFailingUnderASavepointIsRolledBackToIt(t *testing.T) {
 		if got := err == nil; got != want {
 			t.Errorf("option %s stored: %v (%v), want %v", name, got, err, want)
 		}
+	}
+}
+
+// TestNewPostTermsHeldUntilTheCommit: a new post's terms are linked by a
+// statement held for the transaction's next one (LinkNewPostTerms), so
+// that with nothing after it the link goes with the commit, its result
+// known only then; a published post's links are counted once whether the
+// statement went with the commit or with a statement before it, and what
+// the transaction did to the post after linking counts as well.
+func TestNewPostTermsHeldUntilTheCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := smallPools(t, 1, 1)[0]
+	a := &store.Term{Taxonomy: "category", Name: "Held A", Slug: "held-a"}
+	b := &store.Term{Taxonomy: "category", Name: "Held B", Slug: "held-b"}
+	tag := &store.Term{Taxonomy: "post_tag", Name: "Held tag", Slug: "held-tag"}
+	for _, tm := range []*store.Term{a, b, tag} {
+		if err := db.InsertTerm(ctx, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		status string
+		// after runs in the transaction after the links; sentEarly says
+		// it sends the held links before the commit.
+		after     func(s store.Store, id int64) error
+		sentEarly bool
+		// what the post ends linked to, and the counts a, b, tag gain
+		wantTerms []int64
+		wantCount [3]int64
+	}{
+		{"nothing after", "publish", nil, false, []int64{a.ID, b.ID, tag.ID}, [3]int64{1, 1, 1}},
+		{"a read after", "publish", func(s store.Store, id int64) error {
+			_, err := s.GetPost(ctx, id)
+			return err
+		}, true, []int64{a.ID, b.ID, tag.ID}, [3]int64{1, 1, 1}},
+		{"categories replaced after", "publish", func(s store.Store, id int64) error {
+			return s.SetPostTerms(ctx, id, "category", []int64{b.ID})
+		}, true, []int64{b.ID, tag.ID}, [3]int64{0, 1, 1}},
+		{"unpublished after", "publish", func(s store.Store, id int64) error {
+			p, err := s.GetPost(ctx, id)
+			if err != nil {
+				return err
+			}
+			p.Status = "draft"
+			return s.UpdatePost(ctx, p)
+		}, true, []int64{a.ID, b.ID, tag.ID}, [3]int64{0, 0, 0}},
+		{"a draft", "draft", nil, false, []int64{a.ID, b.ID, tag.ID}, [3]int64{0, 0, 0}},
+	}
+	for _, tt := range tests {
+		before := [3]int64{termCount(t, db, a.ID), termCount(t, db, b.ID), termCount(t, db, tag.ID)}
+		var id int64
+		var cats, tags []int64
+		err := db.Tx(ctx, func(s store.Store) error {
+			var err error
+			if id, err = s.(store.PostIDReserver).ReservePostID(ctx); err != nil {
+				return err
+			}
+			if err := s.InsertPost(ctx, &store.Post{ID: id, Type: "post", Status: tt.status, Title: tt.name}); err != nil {
+				return err
+			}
+			linker := s.(store.NewPostTermsLinker)
+			// b twice, and an id of the other taxonomy: linked once, not at all.
+			if err := linker.LinkNewPostTerms(ctx, id, tt.status == "publish", "category", []int64{b.ID, a.ID, b.ID, tag.ID}, &cats); err != nil {
+				return err
+			}
+			if err := linker.LinkNewPostTerms(ctx, id, tt.status == "publish", "post_tag", []int64{tag.ID}, &tags); err != nil {
+				return err
+			}
+			if cats != nil || tags != nil {
+				t.Errorf("%s: linked %v %v before anything was sent, want the links held", tt.name, cats, tags)
+			}
+			if tt.after == nil {
+				return nil
+			}
+			if err := tt.after(s, id); err != nil {
+				return err
+			}
+			if got := cats != nil && tags != nil; got != tt.sentEarly {
+				t.Errorf("%s: links known before the commit: %v, want %v", tt.name, got, tt.sentEarly)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !slices.Equal(cats, []int64{a.ID, b.ID}) || !slices.Equal(tags, []int64{tag.ID}) {
+			t.Errorf("%s: linked categories %v, tags %v; want %v, %v", tt.name, cats, tags, []int64{a.ID, b.ID}, []int64{tag.ID})
+		}
+		terms, err := db.PostTerms(ctx, []int64{id}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, tm := range terms[id] {
+			got = append(got, tm.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.wantTerms) {
+			t.Errorf("%s: post linked to %v, want %v", tt.name, got, tt.wantTerms)
+		}
+		after := [3]int64{termCount(t, db, a.ID), termCount(t, db, b.ID), termCount(t, db, tag.ID)}
+		for i := range after {
+			if after[i]-before[i] != tt.wantCount[i] {
+				t.Errorf("%s: counts moved by %d, %d, %d; want %v", tt.name, after[0]-before[0], after[1]-before[1], after[2]-before[2], tt.wantCount)
+				break
+			}
+		}
+	}
+	// The counts kept agree with a recount from the links.
+	want := [3]int64{termCount(t, db, a.ID), termCount(t, db, b.ID), termCount(t, db, tag.ID)}
+	if err := db.RecountTerms(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := [3]int64{termCount(t, db, a.ID), termCount(t, db, b.ID), termCount(t, db, tag.ID)}; got != want {
+		t.Fatalf("counts %v, recounted %v", want, got)
 	}
 }

@@ -90,6 +90,9 @@ func readHeld(br pgx.BatchResults, hs []held) error {
 			continue
 		}
 		if err := br.QueryRow().Scan(h.dest...); err != nil {
+			if h.Wrap != nil {
+				err = h.Wrap(err)
+			}
 			return err
 		}
 		h.out.Done = true

@@ -361,22 +361,69 @@ func (o ops) SetPostTermsLinked(ctx context.Context, postID int64, taxonomy stri
 // LinkNewPostTerms links a post its transaction has just inserted to its
 // first terms of taxonomy (store.NewPostTermsLinker): SetPostTermsLinked
 // without reading the post's status and terms first. Where term counts
-// are slotted and counted before the commit (PostgreSQL), that read goes
-// with the link in one statement anyway: it is SetPostTermsLinked.
-func (o ops) LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64) ([]int64, error) {
+// are slotted and counted before the commit (PostgreSQL), the link is one
+// statement held for the transaction's next one, usually its commit
+// (holdNewPostTerms), and SetPostTermsLinked where it cannot be held.
+func (o ops) LinkNewPostTerms(ctx context.Context, postID int64, published bool, taxonomy string, ids []int64, linked *[]int64) error {
+	*linked = nil
 	if o.db.termSlot != "" || o.db.d.Lock(false) != "" {
-		return o.SetPostTermsLinked(ctx, postID, taxonomy, ids)
+		held := false
+		err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+			var err error
+			held, err = o.holdNewPostTerms(ctx, q, postID, published, taxonomy, ids, linked)
+			return held && len(ids) > 0, err
+		})
+		if held || err != nil {
+			return err
+		}
+		got, err := o.SetPostTermsLinked(ctx, postID, taxonomy, ids)
+		*linked = got
+		return err
 	}
-	var linked []int64
-	err := o.writeTx(ctx, false, func(q querier) (bool, error) {
+	return o.writeTx(ctx, false, func(q querier) (bool, error) {
 		var err error
-		linked, err = o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
+		*linked, err = o.linkPostTerms(ctx, q, postID, taxonomy, ids, published)
 		return len(ids) > 0, err
 	})
-	if err != nil {
-		return nil, err
+}
+
+// holdNewPostTerms links a new post to the terms of ids in taxonomy with
+// one statement held for the transaction's next one (Prefetcher), and
+// reports whether it could: where writers run side by side, term counts
+// are slotted (TermCountSlotter) and the transaction can hold a query.
+// The statement sets *linked to the ids it linked when it has run; a
+// published post's counts follow it (termCounts.held): from *linked when
+// it ran before the commit, or, when it goes with the commit, from the
+// links the statement made, read by the count statement after it.
+func (o ops) holdNewPostTerms(ctx context.Context, q querier, postID int64, published bool, taxonomy string, ids []int64, linked *[]int64) (bool, error) {
+	p, ok := q.c.(Prefetcher)
+	if !ok || o.db.termSlot == "" || !q.deferCounts() {
+		return false, nil
 	}
-	return linked, nil
+	if len(ids) == 0 {
+		return true, nil
+	}
+	// Sent with the statement, before it links.
+	if err := o.db.keysIn(ctx, q.c, true, termKeys(ids)); err != nil {
+		return true, err
+	}
+	a := &Args{vals: []any{postID, taxonomy}}
+	q.db.stmts.Add(1)
+	done, err := p.Prefetch(Stmt{
+		Query: `WITH l AS (INSERT INTO term_relationships (post_id, term_id)
+			SELECT $1, id FROM terms WHERE taxonomy = $2 AND ` + o.db.d.In(a, "id", ids, false) + `
+			ON CONFLICT DO NOTHING RETURNING term_id)
+			SELECT COALESCE(array_agg(term_id ORDER BY term_id), '{}') FROM l`,
+		Args: a.vals,
+		Wrap: func(err error) error { return o.db.fail("set post terms", err) },
+	}, linked)
+	if err != nil {
+		return true, o.db.fail("set post terms", err)
+	}
+	if published {
+		q.holdCounts(postID, taxonomy, ids, linked, done)
+	}
+	return true, nil
 }
 
 // linkPostTerms links a post to the terms of ids in taxonomy that it is

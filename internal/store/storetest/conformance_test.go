@@ -1326,13 +1326,15 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 		{"set a term on a post without any", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat.ID}) }, byStore(4, 3)},
 		{"set another term on a post with one", func() error { return db.SetPostTerms(ctx, 2, "category", []int64{cat2.ID}) }, byStore(6, 7)},
 		// A post just inserted, linked where the store can skip the read
-		// (SQLite: counting, linking, the bump; PostgreSQL as above).
+		// (SQLite: counting, linking, the bump; PostgreSQL: linking,
+		// held for the commit, the bump, the count of the links).
 		{"link a new post's term", func() error {
 			linker, ok := db.(store.NewPostTermsLinker)
 			if !ok {
 				return fmt.Errorf("%T links no new post's terms", db)
 			}
-			linked, err := linker.LinkNewPostTerms(ctx, 3, true, "category", []int64{cat.ID, cat2.ID})
+			var linked []int64
+			err := linker.LinkNewPostTerms(ctx, 3, true, "category", []int64{cat.ID, cat2.ID}, &linked)
 			if err == nil && !slices.Equal(linked, []int64{cat.ID, cat2.ID}) {
 				err = fmt.Errorf("linked %v, want %v", linked, []int64{cat.ID, cat2.ID})
 			}

@@ -19,8 +19,8 @@ type termCounts struct {
 }
 
 // heldLinks are the links of the new published post post to the terms of
-// ids in taxonomy, made by a held statement that sets *linked to the ids it linked
-// (done says when it has run).
+// ids in taxonomy, made by a held statement that sets *linked to the ids
+// it linked (done says when it has run).
 type heldLinks struct {
 	post     int64
 	taxonomy string
@@ -78,9 +78,9 @@ func (db *DB) flushTermCounts(ctx context.Context, q querier) error {
 // other in a cycle. Links made by a held statement that has run count as
 // changes; those of one still held, which goes just before this one (the
 // commit's), are read by this statement: the post is new, so its links
-// to those terms of the taxonomy are the statement's. Otherwise (where one writer runs at
-// a time, and nothing is held) it is one UPDATE of the terms' rows per
-// distinct change (usually one: +1).
+// to those terms of the taxonomy are the statement's. Otherwise (where
+// one writer runs at a time, and nothing is held) it is one UPDATE of the
+// terms' rows per distinct change (usually one: +1).
 func (db *DB) termCountStmts(counts *termCounts) []Stmt {
 	if counts == nil || counts.empty() {
 		return nil

@@ -120,6 +120,39 @@ func (dialect) PostSearch(a *sqlstore.Args, words []string, _ bool) string {
 		a.Add(prefixQuery(words)) + `::tsquery))`
 }
 
+// SearchWithin asks post_search about each post of a window by its key:
+// a window is a few hundred posts (sqlstore.listSearchFirstWindow), for
+// which a lookup each costs less than the index's whole list of a common
+// word; lo and hi are not needed.
+func (dialect) SearchWithin(a *sqlstore.Args, words []string, _, _ string) string {
+	return `(SELECT post_search.words FROM post_search WHERE post_search.post_id = posts.id) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`
+}
+
+// CommonSearchCount counts a common search's unprotected matches from
+// post_search, reading the collection's ids (an index-only scan of
+// posts_type_status_date where the visibility map allows) rather than
+// the row of each match. Planned for its words (PlanEach), a word in
+// most posts reads post_search in order and hashes the ids.
+func (dialect) CommonSearchCount(a *sqlstore.Args, words []string, ids string) string {
+	return `SELECT COUNT(*) FROM post_search WHERE post_search.words @@ ` + a.Add(prefixQuery(words)) + `::tsquery
+		AND post_search.post_id IN (` + ids + `) AND post_search.post_id NOT IN (SELECT posts.id FROM posts WHERE posts.password <> '')`
+}
+
+// FieldsSearch splits the columns into words as post_search's trigger
+// does (folio_search_words) and asks whether every word begins one of
+// them.
+func (dialect) FieldsSearch(a *sqlstore.Args, words []string, cols ...string) string {
+	parts := make([]string, len(cols))
+	for i, col := range cols {
+		parts[i] = `folio_search_words(` + col + `)`
+	}
+	return `array_to_tsvector(` + strings.Join(parts, ` || `) + `) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`
+}
+
+// ProtectedPosts is posts: the planner reads posts_protected for a
+// query that keeps only posts with a password.
+func (dialect) ProtectedPosts() string { return `posts` }
+
 // SearchMatches is empty: PostSearch already fixes the plan (matches
 // first), which costs a common word its number of matches.
 func (dialect) SearchMatches(*sqlstore.Args, []string, int) string { return "" }

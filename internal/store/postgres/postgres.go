@@ -134,6 +134,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		writeKey:   lockKey("folio write " + dbName + "." + schema),
 		migrateKey: lockKey("folio migrate " + dbName + "." + schema),
 		keyPrefix:  "folio key " + dbName + "." + schema + "\x00",
+		schema:     schema,
 	}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
@@ -218,6 +219,11 @@ type conns struct {
 	// keyPrefix starts the names of the keys LockKeys locks, so that
 	// schemas (and databases) never share a key.
 	keyPrefix string
+	// schema is the schema the store's tables are in.
+	schema string
+	// words holds the planner's statistics of the posts' words
+	// (SearchShare).
+	words wordStats
 }
 
 var _ sqlstore.KeyLocker = (*conns)(nil)

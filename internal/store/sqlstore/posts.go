@@ -299,6 +299,9 @@ func (o ops) ListPosts(ctx context.Context, q store.PostQuery) ([]*store.Post, e
 			}
 			return o.listSearch(ctx, &q, a, guard)
 		}
+		if out, ok, err := o.listSearchFirstWindow(ctx, &q, words); err != nil || ok {
+			return out, err
+		}
 	}
 	if termPageable(&q) {
 		return o.listByTerm(ctx, &q)
@@ -360,6 +363,9 @@ func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
 		return o.countFromCounts(ctx, &q)
 	}
 	if n, ok, err := o.countSearch(ctx, &q); ok {
+		return n, err
+	}
+	if n, ok, err := o.countCommonSearch(ctx, &q); ok {
 		return n, err
 	}
 	if strings.TrimSpace(q.Search) != "" && o.tx == nil { // a write transaction waits for nothing

@@ -18,18 +18,42 @@ type SearchCounter interface {
 	// words every one of words begins, that have one of kinds' marks
 	// (SearchKindMark) and no password.
 	SearchCount(a *Args, words []string, kinds []string) string
-	// FieldsSearch returns the condition that every one of words begins a
-	// word of one of the text columns cols (SearchFieldsMatch), worked
+	ProtectedSearcher
+	SearchWindower
+}
+
+// ProtectedSearcher is a Dialect that tells, row by row, whether a
+// protected post matches a search (protectedCount).
+type ProtectedSearcher interface {
+	// FieldsSearch returns the condition that every one of words begins
+	// a word of one of the text columns cols (SearchFieldsMatch), worked
 	// out on the row.
 	FieldsSearch(a *Args, words []string, cols ...string) string
-	// SearchWithin returns the condition that posts.id is among the posts
-	// whose indexed words every one of words begins, looking only at the
-	// ids from lo to hi (SQL expressions) in the index.
-	SearchWithin(a *Args, words []string, lo, hi string) string
 	// ProtectedPosts names the posts table read through the index of the
 	// posts with a password (posts_protected), for a query whose WHERE
 	// has password <> ''.
 	ProtectedPosts() string
+}
+
+// CommonSearchCounter is a Dialect whose index counts the unprotected
+// posts of a collection that a search in many of them matches without
+// reading those posts (countCommonSearch).
+type CommonSearchCounter interface {
+	// CommonSearchCount returns the statement counting the posts without
+	// a password whose indexed words every one of words begins, among the
+	// ids that the statement ids (SELECT posts.id FROM posts ...) selects.
+	CommonSearchCount(a *Args, words []string, ids string) string
+	ProtectedSearcher
+}
+
+// SearchWindower is a Dialect that can tell which posts of a window of
+// the collection (listSearchWindowed) a search matches.
+type SearchWindower interface {
+	// SearchWithin returns the condition that posts.id is among the posts
+	// whose indexed words every one of words begins, looking only at the
+	// ids from lo to hi (SQL expressions) in the index, or asking the
+	// index about each post of the window where it has no cheaper way.
+	SearchWithin(a *Args, words []string, lo, hi string) string
 }
 
 // maxSearchKinds bounds the type × status pairs a search total names.
@@ -108,26 +132,7 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 		return 0, true, nil
 	}
 	a := &Args{}
-	c := o.db.newCond(a)
-	inList(c, "type", q.Types, false)
-	if len(q.Statuses) > 0 {
-		inList(c, "status", q.Statuses, false)
-	}
-	if v := q.Visibility; v != nil {
-		c.add(visibilityExpr(o.db.d, a, "", v))
-	}
-	c.add(`password <> ''`)
-	c.add(sc.FieldsSearch(a, words, "title", "excerpt", "content"))
-	var open []string
-	if q.SearchPassword != "" {
-		open = append(open, `password = `+a.Add(q.SearchPassword))
-	}
-	if q.SearchProtected != nil {
-		open = append(open, visibilityExpr(o.db.d, a, "", q.SearchProtected))
-	}
-	open = append(open, o.db.d.TitleSearch(a, "title", words))
-	c.add(`(` + strings.Join(open, ` OR `) + `)`)
-	protected := `SELECT COUNT(*) FROM ` + sc.ProtectedPosts() + c.where()
+	protected := o.protectedCount(sc, q, words, a)
 	st, keeps := o.db.c.(SearchTotals)
 	if !keeps || o.tx != nil {
 		if o.tx == nil { // a write transaction waits for nothing
@@ -162,6 +167,80 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 	return indexed + n, true, nil
 }
 
+// collectionWhere returns the condition that a post is in q's collection:
+// of its types, statuses and visibility (searchKinds' queries).
+func (o ops) collectionWhere(q *store.PostQuery, a *Args) *cond {
+	c := o.db.newCond(a)
+	inList(c, "type", q.Types, false)
+	if len(q.Statuses) > 0 {
+		inList(c, "status", q.Statuses, false)
+	}
+	if v := q.Visibility; v != nil {
+		c.add(visibilityExpr(o.db.d, a, "", v))
+	}
+	return c
+}
+
+// protectedCount returns the statement counting the protected posts of
+// q's collection (few, through posts_protected) that a search of words
+// matches, checked row by row as searchCond does: on their title alone
+// for a caller who may not read them.
+func (o ops) protectedCount(ps ProtectedSearcher, q *store.PostQuery, words []string, a *Args) string {
+	c := o.collectionWhere(q, a)
+	c.add(`password <> ''`)
+	c.add(ps.FieldsSearch(a, words, "title", "excerpt", "content"))
+	var open []string
+	if q.SearchPassword != "" {
+		open = append(open, `password = `+a.Add(q.SearchPassword))
+	}
+	if q.SearchProtected != nil {
+		open = append(open, visibilityExpr(o.db.d, a, "", q.SearchProtected))
+	}
+	open = append(open, o.db.d.TitleSearch(a, "title", words))
+	c.add(`(` + strings.Join(open, ` OR `) + `)`)
+	return `SELECT COUNT(*) FROM ` + ps.ProtectedPosts() + c.where()
+}
+
+// countCommonSearch counts a search's posts, for a dialect that can count
+// a common search's matches in its index (CommonSearchCounter), when the
+// Conns estimate that the words are in a large share of the posts
+// (SearchEstimator): the unprotected matches among the collection's ids,
+// read from its index, plus the protected posts checked row by row
+// (protectedCount). The statement is planned for its words (PlanEach).
+// A search on types, statuses and a visibility without owner-only
+// statuses alone, as countSearch's; ok is false for any other, and for a
+// search the estimate does not call common, which the plain count
+// serves.
+func (o ops) countCommonSearch(ctx context.Context, q *store.PostQuery) (n int64, ok bool, err error) {
+	cc, can := o.db.d.(CommonSearchCounter)
+	est, estimates := o.db.c.(SearchEstimator)
+	sq := parseSearch(q.Search)
+	kinds, countable := searchKinds(q)
+	if !can || !estimates || !countable || len(sq.words) == 0 || !sq.plain() {
+		return 0, false, nil
+	}
+	if len(kinds) == 0 { // no status is visible
+		return 0, true, nil
+	}
+	if share, known := est.SearchShare(ctx, sq.words); !known || share < commonShare {
+		return 0, false, nil
+	}
+	if o.tx == nil { // a write transaction waits for nothing
+		leave, err := o.db.searchCounts.Enter(ctx)
+		if err != nil {
+			return 0, true, o.db.fail("count posts", err)
+		}
+		defer leave()
+	}
+	a := &Args{}
+	ids := `SELECT posts.id FROM posts` + o.collectionWhere(q, a).where()
+	query := `SELECT (` + cc.CommonSearchCount(a, sq.words, ids) + `) + (` + o.protectedCount(cc, q, sq.words, a) + `)`
+	if err := o.reader().queryRow(ctx, query, o.db.d.PlanEach(a.vals)...).Scan(&n); err != nil {
+		return 0, true, o.db.fail("count posts", err)
+	}
+	return n, true, nil
+}
+
 // windowMatches is the number of matches from which a search page in
 // date order is found through windows (listSearchWindowed) rather than by
 // walking the order and checking each post against all the matches,
@@ -182,7 +261,7 @@ const (
 // a page in date order of a search on types, statuses and a visibility
 // without owner-only statuses alone.
 func windowable(d Dialect, q *store.PostQuery) bool {
-	if _, ok := d.(SearchCounter); !ok || q.Limit <= 0 || q.StickyFirst || (q.OrderBy != "" && q.OrderBy != "date") {
+	if _, ok := d.(SearchWindower); !ok || q.Limit <= 0 || q.StickyFirst || (q.OrderBy != "" && q.OrderBy != "date") {
 		return false
 	}
 	plain := *q
@@ -321,6 +400,60 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 	}
 }
 
+// SearchEstimator is Conns whose database estimates, from its planner
+// statistics, the share of the posts a search's words are in, without
+// reading their matches.
+type SearchEstimator interface {
+	// SearchShare returns the estimated share (0 to 1) of the posts whose
+	// indexed words every one of words begins; ok is false when there is
+	// no estimate (the index was never analyzed).
+	SearchShare(ctx context.Context, words []string) (share float64, ok bool)
+}
+
+// firstWindowMax bounds the window a search page reads first on an
+// estimate (listSearchFirstWindow): the pages of the first hundred
+// matches, or the two hundred that order=relevance ranks.
+const firstWindowMax = 4000
+
+// commonShare is the estimated share of the posts from which a search page
+// reads a window first: twice the share that fills the window on average.
+const commonShare = 2.0 / windowStart
+
+// listSearchFirstWindow lists a search page from the first window of the
+// collection (listSearchWindowed) when the Conns estimate that its words
+// are in a large share of the posts, for a dialect that cannot count the
+// matches up to a bound in the statement (SearchMatches) and so would
+// collect every match first: a word in most posts is answered from a few
+// hundred posts. ok is false when the estimate does not call the words
+// common, or when the window did not hold the page (a word the newest
+// posts do not have): the page is then listed from the matches, having
+// cost one window more.
+func (o ops) listSearchFirstWindow(ctx context.Context, q *store.PostQuery, words []string) (out []*store.Post, ok bool, err error) {
+	est, estimates := o.db.c.(SearchEstimator)
+	sw, windows := o.db.d.(SearchWindower)
+	if !estimates || !windows || !windowable(o.db.d, q) {
+		return nil, false, nil
+	}
+	k := int64(q.Offset+q.Limit) * windowStart
+	if k > firstWindowMax {
+		return nil, false, nil
+	}
+	if share, known := est.SearchShare(ctx, words); !known || share < commonShare {
+		return nil, false, nil
+	}
+	plain := *q
+	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
+	a := &Args{}
+	window, windowCTE := o.searchWindow(sw, &plain, q, words, a, k)
+	order := o.db.postOrder(q, a)
+	query := windowCTE + `SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (SELECT posts.id FROM posts` + window.where() + order +
+		o.db.limitClause(q.Limit, q.Offset, a) + `)` + order
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, false, o.db.fail("list posts", err)
+	}
+	return out, len(out) == q.Limit, nil
+}
+
 // windowGated is the size of a window (in posts of the collection) past
 // which reading it takes a turn with the counts of searches (gate.go): a
 // window is read whole, and a word found in none of the newest posts
@@ -344,7 +477,7 @@ func (o ops) windowTurn(ctx context.Context, k int64) (leave func(), err error) 
 // of plain's collection in q's order, and the condition that a post is in
 // it, matches the search's words (asking the index only about the ids
 // the window spans) and may be listed.
-func (o ops) searchWindow(sc SearchCounter, plain, q *store.PostQuery, words []string, a *Args, k int64) (*cond, string) {
+func (o ops) searchWindow(sc SearchWindower, plain, q *store.PostQuery, words []string, a *Args, k int64) (*cond, string) {
 	with := `WITH cand AS (SELECT id FROM posts` + o.db.postWhere(plain, a).where() + o.db.postOrder(q, a) + ` LIMIT ` + a.Add(k) + `) `
 	c := o.db.newCond(a)
 	c.add(`posts.id IN (SELECT id FROM cand)`)

@@ -589,17 +589,25 @@ func termCount(t *testing.T, s store.Store, id int64) int64 {
 // plan made again for each run's values (at 100,000 posts the server
 // never chose the generic one itself), and the connection is left with
 // the server's own choice.
-func TestSlugSuffixesRunTheirGenericPlan(t *testing.T) {
-	t.Parallel()
+// openOneConn opens a migrated store of a new schema on one connection,
+// so that the statements it prepared can be read in
+// pg_prepared_statements.
+func openOneConn(t *testing.T) *postgres.DB {
+	t.Helper()
 	url := storetest.PostgresURL(t)
 	storetest.OpenPostgres(t, url)
-	ctx := context.Background()
-	// One connection: its prepared statements are the ones read below.
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
+	db, err := postgres.Open(context.Background(), url, postgres.Options{MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestSlugSuffixesRunTheirGenericPlan(t *testing.T) {
+	t.Parallel()
+	db := openOneConn(t)
+	ctx := context.Background()
 	if err := db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Slug: "plan"}); err != nil {
 		t.Fatal(err)
 	}
@@ -620,7 +628,7 @@ func TestSlugSuffixesRunTheirGenericPlan(t *testing.T) {
 		}
 	}
 	var generic, custom int64
-	err = db.Pool().QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
+	err := db.Pool().QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
 		FROM pg_prepared_statements WHERE statement LIKE 'SELECT -1 AS r, slug FROM posts%'`).Scan(&generic, &custom)
 	if err != nil {
 		t.Fatal(err)

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/postgres"
 	"github.com/folio-server/folio/internal/store/sqlstore"
-	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 // TestCommonSearchesReadAWindowAndCountFromTheIndex: once ANALYZE has
@@ -21,15 +19,8 @@ import (
 // drafts and callers who may or may not read a protected post's text.
 func TestCommonSearchesReadAWindowAndCountFromTheIndex(t *testing.T) {
 	t.Parallel()
-	url := storetest.PostgresURL(t)
-	storetest.OpenPostgres(t, url)
+	db := openOneConn(t) // the statements it prepared are read below
 	ctx := context.Background()
-	// One connection: the statements it prepared are read below.
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 
 	const n = 240
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -868,3 +868,51 @@ func TestVacuumOffNamesTheServerAndTables(t *testing.T) {
 	}
 	check("reset and on again")
 }
+
+// TestVacuumAnalyzeVacuumsAndAnalyzesThePostsTables: what a benchmark
+// runs after its bulk load leaves the posts tables vacuumed (their
+// visibility map set) and analyzed, as autovacuum would.
+func TestVacuumAnalyzeVacuumsAndAnalyzesThePostsTables(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresURL(t)
+	db := storetest.OpenPostgres(t, url)
+	ctx := context.Background()
+	for i := range 20 {
+		if err := db.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Loaded %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := postgres.VacuumAnalyze(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Pool().Query(ctx, `SELECT relname, last_vacuum IS NOT NULL, last_analyze IS NOT NULL
+		FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('posts', 'post_search', 'post_counts')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := map[string]bool{}
+	for rows.Next() {
+		var name string
+		var vacuumed, analyzed bool
+		if err := rows.Scan(&name, &vacuumed, &analyzed); err != nil {
+			t.Fatal(err)
+		}
+		done[name] = vacuumed && analyzed
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"posts", "post_search", "post_counts"} {
+		if !done[table] {
+			t.Errorf("%s: not both vacuumed and analyzed (%v)", table, done)
+		}
+	}
+	var allVisible, pages int64
+	if err := db.Pool().QueryRow(ctx, `SELECT relallvisible, relpages FROM pg_class
+		WHERE oid = 'posts'::regclass`).Scan(&allVisible, &pages); err != nil {
+		t.Fatal(err)
+	}
+	if pages == 0 || allVisible != pages {
+		t.Errorf("posts: %d of %d pages all-visible after the vacuum, want all", allVisible, pages)
+	}
+}

@@ -870,8 +870,10 @@ func TestVacuumOffNamesTheServerAndTables(t *testing.T) {
 }
 
 // TestVacuumAnalyzeVacuumsAndAnalyzesThePostsTables: what a benchmark
-// runs after its bulk load leaves the posts tables vacuumed (their
-// visibility map set) and analyzed, as autovacuum would.
+// runs after its bulk load leaves the posts tables vacuumed and analyzed,
+// as autovacuum would. (Whether the vacuum could mark their pages
+// all-visible depends on the snapshots of every other session of the
+// database, the other tests' too, so it is not asserted.)
 func TestVacuumAnalyzeVacuumsAndAnalyzesThePostsTables(t *testing.T) {
 	t.Parallel()
 	url := storetest.PostgresURL(t)
@@ -906,13 +908,5 @@ func TestVacuumAnalyzeVacuumsAndAnalyzesThePostsTables(t *testing.T) {
 		if !done[table] {
 			t.Errorf("%s: not both vacuumed and analyzed (%v)", table, done)
 		}
-	}
-	var allVisible, pages int64
-	if err := db.Pool().QueryRow(ctx, `SELECT relallvisible, relpages FROM pg_class
-		WHERE oid = 'posts'::regclass`).Scan(&allVisible, &pages); err != nil {
-		t.Fatal(err)
-	}
-	if pages == 0 || allVisible != pages {
-		t.Errorf("posts: %d of %d pages all-visible after the vacuum, want all", allVisible, pages)
 	}
 }

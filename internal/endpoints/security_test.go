@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
+	"github.com/folio-server/folio/internal/store/postgres"
 	"github.com/folio-server/folio/internal/testkit"
 )
 
@@ -182,4 +184,72 @@ func TestGetAndHeadNeverWriteThroughMethodOverride(t *testing.T) {
 	// POST still honours it.
 	e.do("POST", item+"?_method=DELETE&force=true", "administrator").WantStatus(200)
 	e.do("GET", item, "administrator").WantError(404, "rest_post_invalid_id")
+}
+
+// TestCommonWordSearchHidesProtectedTextOnEveryPlan: a word in every post
+// (on PostgreSQL after ANALYZE, whose statistics then call it common, so
+// that its pages come from a window of the newest posts and its total
+// from the search index) matches a protected post's content only for a
+// caller who may edit the post or sends its password, in the page, the
+// total, a later page and _embed alike; the title stays searchable.
+func TestCommonWordSearchHidesProtectedTextOnEveryPlan(t *testing.T) {
+	e := newEnv(t)
+	var open, locked []int64
+	for i := range 30 {
+		fields := map[string]any{"title": fmt.Sprintf("Note %d", i), "content": "the walrus sleeps"}
+		if i%10 == 4 {
+			fields["title"], fields["password"] = fmt.Sprintf("Locked %d", i), "opensesame"
+			locked = append(locked, e.createPost("author", "post", fields).ID)
+			continue
+		}
+		open = append(open, e.createPost("author", "post", fields).ID)
+	}
+	if e.cfg.DatabaseURL != "" {
+		if err := postgres.Analyze(context.Background(), e.cfg.DatabaseURL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newestFirst := func(ids []int64) []int64 {
+		out := slices.Clone(ids)
+		slices.Reverse(out)
+		return out
+	}
+	all := append(slices.Clone(open), locked...)
+	slices.Sort(all)
+	for _, c := range []struct {
+		name, login, query string
+		want               []int64
+	}{
+		{"anonymous", "", "", newestFirst(open)},
+		{"a subscriber", "subscriber", "", newestFirst(open)},
+		{"a contributor", "contributor", "", newestFirst(open)},
+		{"a wrong password", "", "&password=wrong", newestFirst(open)},
+		{"the password", "", "&password=opensesame", newestFirst(all)},
+		{"the author", "author", "", newestFirst(all)},
+		{"an editor", "editor", "", newestFirst(all)},
+	} {
+		var got []int64
+		for page := 1; page <= 3; page++ {
+			r := e.do("GET", fmt.Sprintf("/api/svc/v2/posts?search=walrus&per_page=10&page=%d%s", page, c.query), c.login)
+			r.WantStatus(200)
+			if total(r) != strconv.Itoa(len(c.want)) {
+				t.Errorf("%s, page %d: total %s, want %d", c.name, page, total(r), len(c.want))
+			}
+			got = append(got, ids(r.Array())...)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+		r := e.do("GET", "/api/svc/v2/posts?search=walrus&_embed=1&per_page=100"+c.query, c.login)
+		if n := len(r.Array()); n != len(c.want) || total(r) != strconv.Itoa(len(c.want)) {
+			t.Errorf("%s, _embed: %d posts, total %s, want %d", c.name, n, total(r), len(c.want))
+		}
+	}
+	// The title of a protected post is searchable by everyone.
+	if r := e.do("GET", "/api/svc/v2/posts?search=locked+walrus", ""); len(r.Array()) != 0 || total(r) != "0" {
+		t.Errorf("a protected post's content matched beside its title: %s", r.Body)
+	}
+	if r := e.do("GET", "/api/svc/v2/posts?search=locked", ""); len(r.Array()) != len(locked) || total(r) != strconv.Itoa(len(locked)) {
+		t.Errorf("protected titles: %d posts, total %s, want %d", len(r.Array()), total(r), len(locked))
+	}
 }

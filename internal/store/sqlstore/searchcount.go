@@ -382,16 +382,9 @@ func (o ops) listSearchWindows(ctx context.Context, sc SearchCounter, plain, q *
 			}
 			leave, turn = l, true
 		}
-		a := &Args{}
-		window, windowCTE := o.searchWindow(sc, plain, q, words, a, k)
-		// The page's ids first: the window's posts are sorted without
-		// their text.
-		order := o.db.postOrder(q, a)
-		query := windowCTE + `SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (SELECT posts.id FROM posts` + window.where() + order +
-			o.db.limitClause(q.Limit, q.Offset, a) + `)` + order
-		out = out[:0]
-		if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
-			return nil, o.db.fail("list posts", err)
+		var err error
+		if out, err = o.windowPage(ctx, sc, plain, q, words, k, out[:0]); err != nil {
+			return nil, err
 		}
 		ran = true
 		if len(out) == q.Limit {
@@ -443,15 +436,26 @@ func (o ops) listSearchFirstWindow(ctx context.Context, q *store.PostQuery, word
 	}
 	plain := *q
 	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
+	if out, err = o.windowPage(ctx, sw, &plain, q, words, k, nil); err != nil {
+		return nil, false, err
+	}
+	return out, len(out) == q.Limit, nil
+}
+
+// windowPage appends to out q's page of the matches in the window of the
+// first k posts of plain's collection (searchWindow), in one statement.
+func (o ops) windowPage(ctx context.Context, sw SearchWindower, plain, q *store.PostQuery, words []string, k int64, out []*store.Post) ([]*store.Post, error) {
 	a := &Args{}
-	window, windowCTE := o.searchWindow(sw, &plain, q, words, a, k)
+	window, windowCTE := o.searchWindow(sw, plain, q, words, a, k)
+	// The page's ids first: the window's posts are sorted without their
+	// text.
 	order := o.db.postOrder(q, a)
 	query := windowCTE + `SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (SELECT posts.id FROM posts` + window.where() + order +
 		o.db.limitClause(q.Limit, q.Offset, a) + `)` + order
 	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
-		return nil, false, o.db.fail("list posts", err)
+		return nil, o.db.fail("list posts", err)
 	}
-	return out, len(out) == q.Limit, nil
+	return out, nil
 }
 
 // windowGated is the size of a window (in posts of the collection) past

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/migrate"
 	"github.com/folio-server/folio/internal/store/postgres"
@@ -584,11 +586,6 @@ func termCount(t *testing.T, s store.Store, id int64) int64 {
 	return tm.Count
 }
 
-// TestSlugSuffixesRunTheirGenericPlan: in a write transaction the slug
-// suffix query runs on its prepared statement's generic plan, not on a
-// plan made again for each run's values (at 100,000 posts the server
-// never chose the generic one itself), and the connection is left with
-// the server's own choice.
 // openOneConn opens a migrated store of a new schema on one connection,
 // so that the statements it prepared can be read in
 // pg_prepared_statements.
@@ -604,6 +601,11 @@ func openOneConn(t *testing.T) *postgres.DB {
 	return db
 }
 
+// TestSlugSuffixesRunTheirGenericPlan: in a write transaction the slug
+// suffix query runs on its prepared statement's generic plan, not on a
+// plan made again for each run's values (at 100,000 posts the server
+// never chose the generic one itself), and the connection is left with
+// the server's own choice.
 func TestSlugSuffixesRunTheirGenericPlan(t *testing.T) {
 	t.Parallel()
 	db := openOneConn(t)
@@ -908,5 +910,49 @@ func TestVacuumAnalyzeVacuumsAndAnalyzesThePostsTables(t *testing.T) {
 		if !done[table] {
 			t.Errorf("%s: not both vacuumed and analyzed (%v)", table, done)
 		}
+	}
+}
+
+// TestConnectionsRunWithoutJIT: every connection of the pool has
+// PostgreSQL's JIT compilation off, unless the database URL turns it on.
+func TestConnectionsRunWithoutJIT(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.PostgresURL(t)
+	storetest.OpenPostgres(t, url)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for _, tt := range []struct {
+		url, want string
+	}{
+		{url, "off"},
+		{url + sep + "jit=on", "on"},
+	} {
+		db, err := postgres.Open(ctx, tt.url, postgres.Options{MaxConns: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both connections at once, so that each is a new one.
+		var held []*pgxpool.Conn
+		for range 2 {
+			c, err := db.Pool().Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, c)
+		}
+		for i, c := range held {
+			var jit string
+			if err := c.QueryRow(ctx, `SHOW jit`).Scan(&jit); err != nil {
+				t.Fatal(err)
+			}
+			if jit != tt.want {
+				t.Errorf("%s: connection %d has jit = %s, want %s", tt.url, i, jit, tt.want)
+			}
+			c.Release()
+		}
+		db.Close()
 	}
 }

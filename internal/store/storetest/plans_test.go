@@ -307,3 +307,77 @@ func checkPages(t *testing.T, db *sqlstore.DB, q store.PostQuery, all []*store.P
 		}
 	}
 }
+
+// TestCommentListingPlans: a page of comments, of one post or of the
+// whole site, asks whether each comment's post may be read of that post
+// alone, by its key: no statement reads the posts table whole. (Before,
+// the readable posts were an IN list behind an OR: at a million posts
+// PostgreSQL read them all again for each comment, 2 s for the comments
+// of one post and 6 s for the latest comments.)
+func TestCommentListingPlans(t *testing.T) {
+	t.Parallel()
+	db, _ := planSite(t, 3000)
+	ctx := context.Background()
+	lite := storetest.Backend() == "sqlite"
+	posts, err := db.ListPosts(ctx, store.PostQuery{Types: []string{"post"}, Visibility: anonSees, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		c := &store.Comment{PostID: posts[i%len(posts)].ID, Content: fmt.Sprintf("comment %d", i), Approved: "1", Type: "comment",
+			Date: time.Date(2024, 1, 1, 0, i, 0, 0, time.UTC), DateGMT: time.Date(2024, 1, 1, 0, i, 0, 0, time.UTC)}
+		if err := db.InsertComment(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	anon := &store.CommentAccess{Types: []store.CommentTypeAccess{
+		{Type: "post", Read: *anonSees}, {Type: "page", Read: *anonSees},
+	}}
+	byKey := [2]string{"SEARCH p USING INTEGER PRIMARY KEY", "Index Scan using posts_pkey on posts p"}
+	tests := []struct {
+		name string
+		q    store.CommentQuery
+	}{
+		{"one post's comments, anonymous", store.CommentQuery{Posts: []int64{posts[3].ID}, Approved: []string{"1"}, Types: []string{"comment"}, Access: anon, Limit: 10}},
+		{"latest comments, anonymous", store.CommentQuery{Approved: []string{"1"}, Types: []string{"comment"}, Access: anon, Order: "desc", Limit: 10}},
+	}
+	for _, tt := range tests {
+		var got []*store.Comment
+		plans, err := db.Plans(ctx, func(ctx context.Context) error {
+			var err error
+			got, err = db.ListComments(ctx, tt.q)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(got) != 10 {
+			t.Errorf("%s: %d comments, want 10", tt.name, len(got))
+		}
+		want := byKey[1]
+		if lite {
+			want = byKey[0]
+		}
+		var all strings.Builder
+		for _, p := range plans {
+			all.WriteString(p.SQL + "\n" + p.String() + "\n")
+			checkPlan(t, tt.name, p, lite, false)
+			// Every read of posts is a lookup by key.
+			for _, step := range p.Steps {
+				step = strings.TrimSpace(step)
+				var bad bool
+				if f := strings.Fields(step); lite {
+					bad = len(f) > 1 && (f[0] == "SCAN" || f[0] == "SEARCH") && (f[1] == "p" || f[1] == "posts") && !strings.Contains(step, "INTEGER PRIMARY KEY")
+				} else {
+					bad = strings.Contains(step, " on posts") && !strings.Contains(step, "using posts_pkey on posts")
+				}
+				if bad {
+					t.Errorf("%s: step %q reads posts other than by key:\n%s\n%s", tt.name, step, p.SQL, p.String())
+				}
+			}
+		}
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("%s: no plan uses %q:\n%s", tt.name, want, all.String())
+		}
+	}
+}

@@ -375,13 +375,13 @@ func (s *Server) registerMetrics(rs *rest.Server) error {
 	if db, ok := s.store.(interface{ SearchCountStats() sqlstore.GateStats }); ok {
 		cs = append(cs,
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: metrics.Namespace, Name: "search_counts_running",
-				Help: "Totals of searches being counted now (at most half the CPUs' worth at once)."},
+				Help: "Costly reads running now: totals of searches, large search windows, deep pages (at most half the CPUs' worth at once)."},
 				func() float64 { return float64(db.SearchCountStats().Running) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: metrics.Namespace, Name: "search_counts_waiting",
-				Help: "Totals of searches waiting for their turn to be counted."},
+				Help: "Costly reads (search totals, large search windows, deep pages) waiting for their turn."},
 				func() float64 { return float64(db.SearchCountStats().Waiting) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: metrics.Namespace, Name: "search_count_waits_total",
-				Help: "Totals of searches that had to wait for their turn to be counted."},
+				Help: "Costly reads (search totals, large search windows, deep pages) that had to wait for their turn."},
 				func() float64 { return float64(db.SearchCountStats().Waited) }),
 		)
 	}

@@ -17,7 +17,9 @@ import (
 // beside them fell from about 5,000 to 11 a second, with a p99 of one
 // second. A Gate lets a few counts run at once (SearchCountSlots) and
 // makes the others wait for a slot before they take a connection, so a
-// flood of costly searches slows those searches alone.
+// flood of costly searches slows those searches alone. The other costly
+// reads take turns in the same slots: large search windows (windowTurn)
+// and deep pages that their month does not find (deepPageTurn).
 
 // SearchCountSlots is how many search counts run at once in one process:
 // half its CPUs, at least one.

@@ -83,6 +83,9 @@ type DB struct {
 	// windowGated is the size of a search window past which reading it
 	// takes a turn with the search counts (windowGated).
 	searchFew, searchMany, windowGated int
+	// deepGated is the offset past which a page not found by its month
+	// takes a turn with the search counts (deepPageTurn).
+	deepGated int
 	// relevanceRanked is how many matches a search by relevance ranks.
 	relevanceRanked int
 	// reserved holds the post ids ReservePostID handed out outside a
@@ -128,6 +131,12 @@ func (db *DB) SetSearchPlans(few, many int) {
 // a server keeps the default.
 func (db *DB) SetSearchWindowsGated(posts int) { db.windowGated = posts }
 
+// SetDeepPagesGated sets the offset past which a page of posts that its
+// month does not find (deepPageTurn) takes a turn with the search counts.
+// Tests lower it to gate the pages of a small site; a server keeps the
+// default (deepGated).
+func (db *DB) SetDeepPagesGated(offset int) { db.deepGated = offset }
+
 var (
 	_ store.Store          = (*DB)(nil)
 	_ store.CommentPager   = (*DB)(nil)
@@ -143,7 +152,7 @@ var (
 
 // New returns the store that runs its statements on c in dialect d.
 func New(d Dialect, c Conns) *DB {
-	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, windowGated: windowGated, relevanceRanked: relevanceRanked,
+	db := &DB{d: d, c: c, searchFew: adaptiveMatches, searchMany: windowMatches, windowGated: windowGated, deepGated: deepGated, relevanceRanked: relevanceRanked,
 		substringWindow: shortSearchRows, substringShare: seekShare}
 	db.ops = ops{db: db}
 	if ts, ok := d.(TermCountSlotter); ok {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -379,5 +381,88 @@ func TestCommentListingPlans(t *testing.T) {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("%s: no plan uses %q:\n%s", tt.name, want, all.String())
 		}
+	}
+}
+
+// TestDeepPagesTakeTurns: a page past an offset that its month does not
+// find (here in title order) takes a turn with the search counts
+// (sqlstore.Gate), and is still the right slice of the order; pages
+// before that offset, and deep pages in date order (found by their
+// month), wait for nothing.
+func TestDeepPagesTakeTurns(t *testing.T) {
+	t.Parallel()
+	var db *sqlstore.DB
+	if storetest.Backend() == "postgres" {
+		db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
+	} else {
+		db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
+	}
+	// Past the offset from which a page in date order is found by its
+	// month (1,000), as the server's (5,000) is.
+	db.SetDeepPagesGated(1010)
+	db.SetSearchCountSlots(1)
+	ctx := context.Background()
+	start := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 1100
+	err := db.Tx(ctx, func(tx store.Store) error {
+		for i := range n {
+			d := start.Add(time.Duration(i) * 24 * time.Hour)
+			// Titles in another order than the dates.
+			p := &store.Post{Type: "post", Status: "publish", Slug: fmt.Sprintf("p%d", i),
+				Title: fmt.Sprintf("Title %04d", (i*37)%n), Date: d, DateGMT: d}
+			if err := tx.InsertPost(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := &store.Visibility{Public: []string{"publish"}}
+	byTitle := store.PostQuery{Types: []string{"post"}, Statuses: []string{"publish"}, Visibility: public, OrderBy: "title", Order: "asc"}
+	all, err := db.ListPosts(ctx, byTitle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != n {
+		t.Fatalf("%d posts listed, want %d", len(all), n)
+	}
+	pages := func(q store.PostQuery, offsets []int, want func(offset int) []*store.Post) {
+		t.Helper()
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				q := q
+				q.Limit, q.Offset = 10, offsets[i%len(offsets)]
+				list, err := db.ListPosts(ctx, q)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got, want := postIDs(list), postIDs(want(q.Offset)); !slices.Equal(got, want) {
+					t.Errorf("%s order, offset %d: %v, want %v", q.OrderBy, q.Offset, got, want)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	fromAll := func(offset int) []*store.Post { return all[offset : offset+10] }
+	pages(byTitle, []int{0, 500, 1000, 1010}, fromAll)
+	byDate := byTitle
+	byDate.OrderBy, byDate.Order = "", ""
+	newest, err := db.ListPosts(ctx, byDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages(byDate, []int{1020, 1050, 1080}, func(offset int) []*store.Post { return newest[offset : offset+10] })
+	if p := db.SearchCountPeak(); p != 0 {
+		t.Fatalf("pages up to the offset, and deep pages by date, took %d turns at once, want none", p)
+	}
+	pages(byTitle, []int{1011, 1020, 1050, 1080}, fromAll)
+	if p := db.SearchCountPeak(); p != 1 {
+		t.Fatalf("deep pages by title: %d in the gate at once, want 1", p)
 	}
 }

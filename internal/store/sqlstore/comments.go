@@ -213,6 +213,15 @@ func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.C
 	if err != nil {
 		return nil, err
 	}
+	if q.Offset > o.db.deepGated && o.tx == nil {
+		// A deep page skips its offset, reading each comment skipped
+		// and looking up its post (deepPageTurn).
+		leave, err := o.db.searchCounts.Enter(ctx)
+		if err != nil {
+			return nil, o.db.fail("list comments", err)
+		}
+		defer leave()
+	}
 	a := &Args{}
 	c := o.db.commentWhere(&q, a, mode)
 	query := `SELECT ` + commentCols + ` FROM comments` + c.where() + ` ORDER BY ` + o.db.commentOrder(&q, a) +
@@ -225,10 +234,24 @@ func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.C
 }
 
 // CountComments counts the comments q selects, ignoring its order and page.
+//
+// A count not narrowed to some posts reads every comment it counts and
+// looks up each one's post (accessCond): at a million posts on
+// PostgreSQL, the total of the latest 200,000 comments took 1.9 s (4.8 s
+// with a cold cache). It takes a turn with the costly reads (the search
+// counts' slots), so that clients asking for it at once slow each other
+// alone.
 func (o ops) CountComments(ctx context.Context, q store.CommentQuery) (int64, error) {
 	mode, err := o.commentSearchPlan(ctx, &q)
 	if err != nil {
 		return 0, err
+	}
+	if len(q.Posts) == 0 && o.tx == nil {
+		leave, err := o.db.searchCounts.Enter(ctx)
+		if err != nil {
+			return 0, o.db.fail("count comments", err)
+		}
+		defer leave()
 	}
 	a := &Args{}
 	c := o.db.commentWhere(&q, a, mode)

@@ -18,8 +18,10 @@ import (
 // second. A Gate lets a few counts run at once (SearchCountSlots) and
 // makes the others wait for a slot before they take a connection, so a
 // flood of costly searches slows those searches alone. The other costly
-// reads take turns in the same slots: large search windows (windowTurn)
-// and deep pages that their month does not find (deepPageTurn).
+// reads take turns in the same slots: large search windows (windowTurn),
+// deep pages that their month does not find (deepPageTurn), deep pages of
+// comments and totals of comments not narrowed to some posts
+// (CountComments).
 
 // SearchCountSlots is how many search counts run at once in one process:
 // half its CPUs, at least one.

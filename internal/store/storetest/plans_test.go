@@ -466,3 +466,56 @@ func TestDeepPagesTakeTurns(t *testing.T) {
 		t.Fatalf("deep pages by title: %d in the gate at once, want 1", p)
 	}
 }
+
+// TestCommentCountsTakeTurns: the total of comments not narrowed to some
+// posts (which reads every comment it counts) takes a turn with the
+// search counts (sqlstore.Gate); the total of one post's comments waits
+// for nothing. Both are still exact.
+func TestCommentCountsTakeTurns(t *testing.T) {
+	t.Parallel()
+	var db *sqlstore.DB
+	if storetest.Backend() == "postgres" {
+		db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
+	} else {
+		db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
+	}
+	db.SetSearchCountSlots(1)
+	ctx := context.Background()
+	var posts []int64
+	for i := range 3 {
+		p := &store.Post{Type: "post", Status: "publish", Slug: fmt.Sprintf("p%d", i), Title: "Post"}
+		if err := db.InsertPost(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		posts = append(posts, p.ID)
+	}
+	for i := range 30 {
+		c := &store.Comment{PostID: posts[i%3], Content: "hello", Approved: "1", Type: "comment"}
+		if err := db.InsertComment(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	anon := &store.CommentAccess{Types: []store.CommentTypeAccess{{Type: "post", Read: *anonSees}}}
+	counts := func(q store.CommentQuery, want int64) {
+		t.Helper()
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if n, err := db.CountComments(ctx, q); err != nil || n != want {
+					t.Errorf("count %+v: %d (%v), want %d", q, n, err, want)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	counts(store.CommentQuery{Posts: []int64{posts[1]}, Approved: []string{"1"}, Access: anon}, 10)
+	if p := db.SearchCountPeak(); p != 0 {
+		t.Fatalf("one post's comments counted: %d turns at once, want none", p)
+	}
+	counts(store.CommentQuery{Approved: []string{"1"}, Access: anon}, 30)
+	if p := db.SearchCountPeak(); p != 1 {
+		t.Fatalf("every post's comments counted: %d in the gate at once, want 1", p)
+	}
+}

@@ -16,6 +16,15 @@ import (
 	"github.com/folio-server/folio/internal/store/storetest"
 )
 
+// openSQL opens a new migrated store of the selected backend.
+func openSQL(t *testing.T) *sqlstore.DB {
+	t.Helper()
+	if storetest.Backend() == "postgres" {
+		return storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
+	}
+	return storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
+}
+
 // planTerms are the categories planSite files its posts under: rare has
 // every 300th post, common every post.
 type planTerms struct{ rare, common int64 }
@@ -396,12 +405,7 @@ func TestCommentListingPlans(t *testing.T) {
 // month), wait for nothing.
 func TestDeepPagesTakeTurns(t *testing.T) {
 	t.Parallel()
-	var db *sqlstore.DB
-	if storetest.Backend() == "postgres" {
-		db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
-	} else {
-		db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
-	}
+	db := openSQL(t)
 	// Past the offset from which a page in date order is found by its
 	// month (1,000), as the server's (5,000) is.
 	db.SetDeepPagesGated(1010)
@@ -478,12 +482,7 @@ func TestDeepPagesTakeTurns(t *testing.T) {
 // for nothing. Both are still exact.
 func TestCommentCountsTakeTurns(t *testing.T) {
 	t.Parallel()
-	var db *sqlstore.DB
-	if storetest.Backend() == "postgres" {
-		db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
-	} else {
-		db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
-	}
+	db := openSQL(t)
 	db.SetSearchCountSlots(1)
 	ctx := context.Background()
 	var posts []int64

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
-	"github.com/folio-server/folio/internal/store/sqlstore"
-	"github.com/folio-server/folio/internal/store/storetest"
 )
 
 // relevanceCorpus is inserted in order, post i+1 with id i+1 and dated i
@@ -83,12 +81,7 @@ func byTiers(tiers ...[]int64) []int64 {
 // date-ordered tail after the ranked matches.
 func TestSearchByRelevance(t *testing.T) {
 	t.Parallel()
-	var db *sqlstore.DB
-	if storetest.Backend() == "postgres" {
-		db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
-	} else {
-		db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
-	}
+	db := openSQL(t)
 	seedRelevanceCorpus(t, db)
 	ctx := context.Background()
 	public := &store.Visibility{Public: []string{"publish"}}

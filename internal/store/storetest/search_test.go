@@ -509,12 +509,7 @@ func TestSearchPagesInDateOrder(t *testing.T) {
 	}{{"defaults", 0, 0}, {"walk", 5, 1000}, {"windows", 5, 10}} {
 		t.Run(plans.name, func(t *testing.T) {
 			t.Parallel()
-			var db *sqlstore.DB
-			if storetest.Backend() == "postgres" {
-				db = storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
-			} else {
-				db = storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
-			}
+			db := openSQL(t)
 			if plans.few > 0 {
 				db.SetSearchPlans(plans.few, plans.many)
 			}

@@ -88,8 +88,8 @@ var _ store.Store = (*DB)(nil)
 // (jit=on). PostgreSQL compiles any plan it estimates dearer than
 // jit_above_cost, each time the statement runs, and keeps nothing of it:
 // tens of milliseconds of CPU for a read whose plan only looks dear (at a
-// million posts on PostgreSQL 15, a page of comments compiled for 75 ms
-// at every run, for 70 ms of execution; a search's count for 86 ms). The
+// million posts on PostgreSQL 15, a page of comments was compiled at
+// every run, some 75 ms each, and ran in 0.01 ms without it). The
 // setting is sent after connecting, not as a startup parameter, which
 // poolers such as PgBouncer refuse.
 func noJIT(cfg *pgxpool.Config) {

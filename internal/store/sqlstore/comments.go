@@ -213,15 +213,13 @@ func (o ops) ListComments(ctx context.Context, q store.CommentQuery) ([]*store.C
 	if err != nil {
 		return nil, err
 	}
-	if q.Offset > o.db.deepGated && o.tx == nil {
-		// A deep page skips its offset, reading each comment skipped
-		// and looking up its post (deepPageTurn).
-		leave, err := o.db.searchCounts.Enter(ctx)
-		if err != nil {
-			return nil, o.db.fail("list comments", err)
-		}
-		defer leave()
+	// A deep page skips its offset, reading each comment skipped and
+	// looking up its post (deepPageTurn).
+	leave, err := o.costlyTurn(ctx, q.Offset > o.db.deepGated)
+	if err != nil {
+		return nil, o.db.fail("list comments", err)
 	}
+	defer leave()
 	a := &Args{}
 	c := o.db.commentWhere(&q, a, mode)
 	query := `SELECT ` + commentCols + ` FROM comments` + c.where() + ` ORDER BY ` + o.db.commentOrder(&q, a) +
@@ -246,13 +244,11 @@ func (o ops) CountComments(ctx context.Context, q store.CommentQuery) (int64, er
 	if err != nil {
 		return 0, err
 	}
-	if len(q.Posts) == 0 && o.tx == nil {
-		leave, err := o.db.searchCounts.Enter(ctx)
-		if err != nil {
-			return 0, o.db.fail("count comments", err)
-		}
-		defer leave()
+	leave, err := o.costlyTurn(ctx, len(q.Posts) == 0)
+	if err != nil {
+		return 0, o.db.fail("count comments", err)
 	}
+	defer leave()
 	a := &Args{}
 	c := o.db.commentWhere(&q, a, mode)
 	var n int64

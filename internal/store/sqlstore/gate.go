@@ -106,3 +106,14 @@ func (g *Gate) Stats() GateStats {
 	defer g.mu.Unlock()
 	return GateStats{Running: g.running, Waiting: g.waiting, Waited: g.waited}
 }
+
+// costlyTurn waits for a turn in the gate of the costly reads
+// (searchCounts) when costly is set, outside a write transaction (which
+// waits for nothing); leave gives the turn back, and is a no-op when no
+// turn was taken.
+func (o ops) costlyTurn(ctx context.Context, costly bool) (leave func(), err error) {
+	if !costly || o.tx != nil {
+		return func() {}, nil
+	}
+	return o.db.searchCounts.Enter(ctx)
+}

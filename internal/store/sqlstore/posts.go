@@ -340,10 +340,7 @@ const deepGated = 5000
 // page at a lower offset, or read in a write transaction, waits for
 // nothing.
 func (o ops) deepPageTurn(ctx context.Context, q *store.PostQuery) (leave func(), err error) {
-	if q.Offset <= o.db.deepGated || o.tx != nil {
-		return func() {}, nil
-	}
-	return o.db.searchCounts.Enter(ctx)
+	return o.costlyTurn(ctx, q.Offset > o.db.deepGated)
 }
 
 // adaptiveMatches is where listSearch changes plans: a search matching at
@@ -395,13 +392,11 @@ func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
 	if n, ok, err := o.countCommonSearch(ctx, &q); ok {
 		return n, err
 	}
-	if strings.TrimSpace(q.Search) != "" && o.tx == nil { // a write transaction waits for nothing
-		leave, err := o.db.searchCounts.Enter(ctx)
-		if err != nil {
-			return 0, o.db.fail("count posts", err)
-		}
-		defer leave()
+	leave, err := o.costlyTurn(ctx, strings.TrimSpace(q.Search) != "")
+	if err != nil {
+		return 0, o.db.fail("count posts", err)
 	}
+	defer leave()
 	a := &Args{}
 	// A count visits each post of the terms it filters on, not each post
 	// of the type.

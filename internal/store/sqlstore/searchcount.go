@@ -135,13 +135,11 @@ func (o ops) countSearch(ctx context.Context, q *store.PostQuery) (n int64, ok b
 	protected := o.protectedCount(sc, q, words, a)
 	st, keeps := o.db.c.(SearchTotals)
 	if !keeps || o.tx != nil {
-		if o.tx == nil { // a write transaction waits for nothing
-			leave, err := o.db.searchCounts.Enter(ctx)
-			if err != nil {
-				return 0, true, o.db.fail("count posts", err)
-			}
-			defer leave()
+		leave, err := o.costlyTurn(ctx, true)
+		if err != nil {
+			return 0, true, o.db.fail("count posts", err)
 		}
+		defer leave()
 		query := `SELECT (` + sc.SearchCount(a, words, kinds) + `) + (` + protected + `)`
 		if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&n); err != nil {
 			return 0, true, o.db.fail("count posts", err)
@@ -225,13 +223,11 @@ func (o ops) countCommonSearch(ctx context.Context, q *store.PostQuery) (n int64
 	if share, known := est.SearchShare(ctx, sq.words); !known || share < commonShare {
 		return 0, false, nil
 	}
-	if o.tx == nil { // a write transaction waits for nothing
-		leave, err := o.db.searchCounts.Enter(ctx)
-		if err != nil {
-			return 0, true, o.db.fail("count posts", err)
-		}
-		defer leave()
+	leave, err := o.costlyTurn(ctx, true)
+	if err != nil {
+		return 0, true, o.db.fail("count posts", err)
 	}
+	defer leave()
 	a := &Args{}
 	ids := `SELECT posts.id FROM posts` + o.collectionWhere(q, a).where()
 	query := `SELECT (` + cc.CommonSearchCount(a, sq.words, ids) + `) + (` + o.protectedCount(cc, q, sq.words, a) + `)`
@@ -471,10 +467,7 @@ const windowGated = 10000
 // (which waits for nothing); leave gives the turn back, and does nothing
 // when no turn was taken.
 func (o ops) windowTurn(ctx context.Context, k int64) (leave func(), err error) {
-	if k <= int64(o.db.windowGated) || o.tx != nil {
-		return func() {}, nil
-	}
-	return o.db.searchCounts.Enter(ctx)
+	return o.costlyTurn(ctx, k > int64(o.db.windowGated))
 }
 
 // searchWindow returns the WITH clause of the window of the first k posts

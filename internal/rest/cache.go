@@ -48,6 +48,8 @@ type responseCache struct {
 	mu    sync.RWMutex
 	m     map[string]*cachedResponse
 	bytes int
+	// newest is the newest version put; every entry held is of it.
+	newest int64
 	// hits and misses count lookups, for CacheStats.
 	hits, misses atomic.Uint64
 }
@@ -105,19 +107,22 @@ func (c *responseCache) put(key string, e *cachedResponse) {
 	e.expires = c.now().Add(c.cfg.MaxAge)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// Versions only move on, and get serves an entry only at the version
+	// it was made at: an entry older than the newest put is dead on
+	// arrival, and a newer one retires every entry held. So the cache
+	// only ever holds the newest version's entries, and a put when it is
+	// full evicts a few of them, never scans them all.
+	switch {
+	case e.version < c.newest:
+		return
+	case e.version > c.newest:
+		clear(c.m)
+		c.bytes = 0
+		c.newest = e.version
+	}
 	if old, ok := c.m[key]; ok {
 		c.bytes -= old.size()
 		delete(c.m, key)
-	}
-	// Entries of an older version are dead weight: drop them first, then
-	// arbitrary ones until the new entry fits.
-	if c.bytes+e.size() > c.cfg.MaxBytes {
-		for k, old := range c.m {
-			if old.version != e.version {
-				c.bytes -= old.size()
-				delete(c.m, k)
-			}
-		}
 	}
 	for k, old := range c.m {
 		if c.bytes+e.size() <= c.cfg.MaxBytes {

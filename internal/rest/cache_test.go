@@ -26,6 +26,14 @@ type cacheFixture struct {
 
 func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
 	t.Helper()
+	return newCacheFixtureSized(t, maxAge, 0)
+}
+
+// newCacheFixtureSized is newCacheFixture with the cache bounded to
+// maxBytes (0: the default). Its route moves the version to ver, when
+// given, while it runs: a write committed during the request.
+func newCacheFixtureSized(t *testing.T, maxAge time.Duration, maxBytes int) *cacheFixture {
+	t.Helper()
 	f := &cacheFixture{}
 	f.srv = rest.NewServer(rest.Config{
 		Cache: &rest.CacheConfig{
@@ -35,7 +43,8 @@ func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
 				}
 				return f.version.Load(), nil
 			},
-			MaxAge: maxAge,
+			MaxAge:   maxAge,
+			MaxBytes: maxBytes,
 		},
 		CORS: rest.CORS{AllowedOrigins: []string{"https://one.example", "https://two.example"}},
 		Authenticate: func(r *http.Request) (*auth.User, error) {
@@ -49,6 +58,9 @@ func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
 		Methods: rest.Readable,
 		Handler: func(r *rest.Request) (*rest.Response, error) {
 			n := f.calls.Add(1)
+			if v := r.Int("ver"); v > 0 {
+				f.version.Store(v)
+			}
 			if r.String("fail") != "" {
 				return nil, rest.NewError("boom", 503, "unavailable")
 			}
@@ -56,7 +68,7 @@ func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
 			resp.SetHeader("X-API-Total", strconv.FormatInt(n, 10))
 			return resp, nil
 		},
-		Args: []*rest.Arg{{Name: "q", Type: "string"}, {Name: "fail", Type: "string"}},
+		Args: []*rest.Arg{{Name: "q", Type: "string"}, {Name: "fail", Type: "string"}, {Name: "ver", Type: "integer"}},
 	}}})
 	return f
 }
@@ -116,6 +128,66 @@ func TestResponseCacheIsRetiredByAWrite(t *testing.T) {
 	}
 }
 
+// The cache holds only the newest version's entries: a write retires the
+// older ones at the next put instead of leaving them to be scanned when
+// the cache is full, an answer made before a write committed is not kept,
+// and a full cache stays within its bytes.
+func TestResponseCacheHoldsOnlyTheNewestVersion(t *testing.T) {
+	f := newCacheFixtureSized(t, 0, 8<<10)
+	stats := func() rest.CacheStats {
+		t.Helper()
+		st, ok := f.srv.CacheStats()
+		if !ok {
+			t.Fatal("cache off")
+		}
+		return st
+	}
+	for i := range 5 {
+		f.get(t, "GET", "/api/svc/v2/counted?q="+strconv.Itoa(i))
+	}
+	if st := stats(); st.Entries != 5 {
+		t.Fatalf("%d entries, want 5", st.Entries)
+	}
+	f.version.Add(1)
+	f.get(t, "GET", "/api/svc/v2/counted?q=new")
+	if st := stats(); st.Entries != 1 {
+		t.Fatalf("%d entries after a write and one read, want 1: the older version's were kept", st.Entries)
+	}
+	// Read at version 1, a write (version 5) commits before the answer is
+	// kept: a later read must run the handler again.
+	f.get(t, "GET", "/api/svc/v2/counted?q=during&ver=5")
+	if st := stats(); st.Entries != 2 {
+		t.Fatalf("%d entries, want 2 (the answer made during a write is kept at its own version)", st.Entries)
+	}
+	calls := f.calls.Load()
+	f.get(t, "GET", "/api/svc/v2/counted?q=during&ver=5")
+	if f.calls.Load() != calls+1 {
+		t.Fatal("an answer made before a write committed was served after it")
+	}
+	if st := stats(); st.Entries != 1 {
+		t.Fatalf("%d entries at version 5, want 1", st.Entries)
+	}
+	// An answer of an older version than the newest kept is dropped.
+	f.version.Store(4)
+	f.get(t, "GET", "/api/svc/v2/counted?q=old")
+	if st := stats(); st.Entries != 1 {
+		t.Fatalf("%d entries, want 1: an older version's answer was kept", st.Entries)
+	}
+	f.version.Store(6)
+	for i := range 100 {
+		f.get(t, "GET", "/api/svc/v2/counted?q="+strconv.Itoa(i))
+	}
+	st := stats()
+	if st.Bytes > 8<<10 || st.Entries < 8 {
+		t.Fatalf("full cache: %d bytes in %d entries, want at most 8 KiB and at least 8 entries", st.Bytes, st.Entries)
+	}
+	calls = f.calls.Load()
+	f.get(t, "GET", "/api/svc/v2/counted?q=99")
+	if f.calls.Load() != calls {
+		t.Fatal("the entry put last was evicted")
+	}
+}
+
 func TestResponseCacheSkipsSignedInCallersErrorsAndUnknownVersions(t *testing.T) {
 	f := newCacheFixture(t, 0)
 	f.get(t, "GET", "/api/svc/v2/counted")
@@ -164,3 +236,28 @@ func TestResponseCacheEntriesExpire(t *testing.T) {
 // totalKey is the total header as the server spells it, which http.Header
 // does not canonicalise.
 var totalKey = rest.DefaultNames().TotalHeader()
+
+// BenchmarkResponseCacheFull measures anonymous reads that all miss a
+// full cache (distinct URLs, as single posts over a large site are): each
+// answer is kept and evicts another.
+func BenchmarkResponseCacheFull(b *testing.B) {
+	f := &cacheFixture{}
+	f.srv = rest.NewServer(rest.Config{Cache: &rest.CacheConfig{
+		Version:  func(context.Context) (int64, error) { return f.version.Load(), nil },
+		MaxBytes: 4 << 20,
+	}})
+	f.srv.Register("svc/v2", "/counted", &rest.Route{Endpoints: []*rest.Endpoint{{
+		Methods: rest.Readable,
+		Handler: func(r *rest.Request) (*rest.Response, error) {
+			return rest.NewResponse(200, map[string]any{"q": r.String("q")}), nil
+		},
+		Args: []*rest.Arg{{Name: "q", Type: "string"}},
+	}}})
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		req := httptest.NewRequest("GET", "http://example.test/api/svc/v2/counted?q="+strconv.Itoa(i), nil)
+		w.Body.Reset()
+		f.srv.ServeHTTP(w, req)
+	}
+}

@@ -17,17 +17,38 @@ func StripTags(s string) string {
 // spaces. When words were dropped, more is appended. With n <= 0 only more is
 // returned, or "" for text without words.
 func TrimWords(text string, n int, more string) string {
-	words := strings.FieldsFunc(StripTags(text), func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
-	if len(words) > n {
-		if n < 0 {
-			n = 0
+	s := StripTags(text)
+	n = max(n, 0)
+	var b strings.Builder
+	words := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && isWordSpace(s[i]) {
+			i++
 		}
-		return strings.Join(words[:n], " ") + more
+		if i == len(s) {
+			break
+		}
+		if words == n {
+			return b.String() + more
+		}
+		j := i
+		for j < len(s) && !isWordSpace(s[j]) {
+			j++
+		}
+		if words > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s[i:j])
+		words++
+		i = j
 	}
-	return strings.Join(words, " ")
+	return b.String()
 }
+
+// isWordSpace reports whether c separates words for TrimWords. The
+// separators are ASCII, which never occurs inside a UTF-8 sequence, so
+// the text is scanned by bytes, and only as far as the words kept.
+func isWordSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // PlainText sanitizes a single line of user text like WordPress's
 // sanitize_text_field: invalid UTF-8 is dropped, a '<' that cannot start a

@@ -48,6 +48,10 @@ func TestTrimWords(t *testing.T) {
 		{"zero", "a b", 0, "…", "…"},
 		{"zero empty", "", 0, "…", ""},
 		{"utf8 words", "éé üü ßß", 2, "", "éé üü"},
+		{"exact with trailing space", "a b c \r\n\t", 3, "…", "a b c"},
+		{"negative", "a", -1, "…", "…"},
+		{"non-breaking space is not a separator", "a\u00a0b c", 1, "…", "a\u00a0b…"},
+		{"invalid utf-8 kept inside a word", "a\xffb c", 1, "…", "a\xffb…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -194,8 +194,9 @@ func TestConcurrentUsersWithOneLoginMakeOneUser(t *testing.T) {
 // TestCountsStayExactUnderConcurrentWrites: creates, unpublishes,
 // republishes and deletes running at once on three nodes, then status
 // changes of the same posts from every node at once, leave the
-// per-type-and-status totals (post_counts) and every term's count equal
-// to counting the posts themselves.
+// per-type-and-status totals (post_counts), every term's count and every
+// term's totals per status (term_post_counts) equal to counting the posts
+// themselves.
 func TestCountsStayExactUnderConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	ns := newNodes(t, 3)
@@ -289,6 +290,22 @@ func TestCountsStayExactUnderConcurrentWrites(t *testing.T) {
 		}
 		if term.Count != int64(len(posts)) {
 			t.Errorf("term %s: count %d, but %d published posts have it", term.Name, term.Count, len(posts))
+		}
+		// The collection's total of the term (term_post_counts) too, for
+		// the published posts and for the drafts.
+		for _, status := range []string{"publish", "draft"} {
+			q := store.PostQuery{Types: []string{"post"}, Statuses: []string{status}, Terms: []store.TermFilter{f}}
+			total, err := db.CountPosts(ns.ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			posts, err := db.ListPosts(ns.ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != int64(len(posts)) {
+				t.Errorf("term %s, %s posts: total %d, but %d posts", term.Name, status, total, len(posts))
+			}
 		}
 	}
 }

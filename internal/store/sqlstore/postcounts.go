@@ -52,10 +52,28 @@ func statusSets(q *store.PostQuery) (all []string, any bool, own []string) {
 	return all, false, own
 }
 
-// countsWhere returns the conditions on post_counts' type and status that
-// q's types and the statuses all (any when anyStatus) select.
-func (db *DB) countsWhere(q *store.PostQuery, a *Args, all []string, anyStatus bool) string {
-	c := db.newCond(a)
+// termCountable reports whether q's total can come from term_post_counts
+// (kept by triggers, migration 0032): q filters on one term, named by one
+// id or slug, without its children, and otherwise on type, status and
+// visibility alone, as an archive page of a category or tag does. Two
+// terms or more would count a post that has both twice.
+func termCountable(q *store.PostQuery) bool {
+	if len(q.Terms) != 1 {
+		return false
+	}
+	f := q.Terms[0]
+	if f.IncludeChildren || len(f.IDs)+len(f.Slugs) != 1 {
+		return false
+	}
+	rest := *q
+	rest.Terms = nil
+	return countsOnly(&rest)
+}
+
+// countsWhere returns the conditions on the type and status of post_counts
+// or term_post_counts that q's types and the statuses all (any when
+// anyStatus) select, after the conditions already in c.
+func countsWhere(c *cond, q *store.PostQuery, all []string, anyStatus bool) string {
 	if len(q.Types) > 0 {
 		inList(c, "type", q.Types, false)
 	}
@@ -65,16 +83,28 @@ func (db *DB) countsWhere(q *store.PostQuery, a *Args, all []string, anyStatus b
 	return c.where()
 }
 
-// countFromCounts counts the posts of a countsOnly query in one statement:
-// the post_counts rows of the statuses everybody's posts count under, plus
-// the owner's own posts in the statuses only they count under (an
-// index-only count on posts_author).
+// countFromCounts counts the posts of a countsOnly query, or of a
+// termCountable one, in one statement: the post_counts rows (or the term's
+// term_post_counts rows) of the statuses everybody's posts count under,
+// plus the owner's own posts in the statuses only they count under (an
+// index-only count on posts_author, which checks each of those posts' link
+// to the term).
 func (o ops) countFromCounts(ctx context.Context, q *store.PostQuery) (int64, error) {
 	a := &Args{}
 	all, anyStatus, own := statusSets(q)
+	var term *store.TermFilter
+	if len(q.Terms) == 1 {
+		term = &q.Terms[0]
+	}
 	sum := `0`
 	if anyStatus || len(all) > 0 {
-		sum = `COALESCE((SELECT CAST(SUM(n) AS BIGINT) FROM post_counts` + o.db.countsWhere(q, a, all, anyStatus) + `), 0)`
+		c := o.db.newCond(a)
+		table := `post_counts`
+		if term != nil {
+			table = `term_post_counts`
+			c.add(`term_id IN (` + termMatch(o.db.d, a, *term) + `)`)
+		}
+		sum = `COALESCE((SELECT CAST(SUM(n) AS BIGINT) FROM ` + table + countsWhere(c, q, all, anyStatus) + `), 0)`
 	}
 	if len(own) > 0 {
 		c := o.db.newCond(a)
@@ -83,6 +113,9 @@ func (o ops) countFromCounts(ctx context.Context, q *store.PostQuery) (int64, er
 			inList(c, "type", q.Types, false)
 		}
 		inList(c, "status", own, false)
+		if term != nil {
+			c.add(termPosts(o.db.d, a, *term, false))
+		}
 		sum += ` + (SELECT COUNT(*) FROM posts` + c.where() + `)`
 	}
 	var n int64
@@ -123,7 +156,7 @@ func (o ops) monthSeek(ctx context.Context, q *store.PostQuery) ([]*store.Post, 
 		return nil, err
 	}
 	a := &Args{}
-	where := o.db.countsWhere(q, a, all, anyStatus)
+	where := countsWhere(o.db.newCond(a), q, all, anyStatus)
 	if off >= total {
 		return nil, nil
 	}

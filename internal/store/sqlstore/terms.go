@@ -234,11 +234,16 @@ func (o ops) DeleteTerm(ctx context.Context, id int64, reassign int64) error {
 		if _, err := q.exec(ctx, `DELETE FROM terms WHERE id = $1`, id); err != nil {
 			return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
 		}
+		// The term's links go first (here, or by cascade with the term
+		// where they have a foreign key), then its kept counts, which
+		// the links' removal took down to zero.
+		tables := []string{"term_post_counts"}
 		if o.db.termSlot != "" {
-			for _, table := range []string{"term_relationships", "term_counts"} {
-				if _, err := q.exec(ctx, `DELETE FROM `+table+` WHERE term_id = $1`, id); err != nil {
-					return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
-				}
+			tables = []string{"term_relationships", "term_counts", "term_post_counts"}
+		}
+		for _, table := range tables {
+			if _, err := q.exec(ctx, `DELETE FROM `+table+` WHERE term_id = $1`, id); err != nil {
+				return false, o.db.fail(fmt.Sprintf("delete term %d", id), err)
 			}
 		}
 		if reassign != 0 && reassign != id {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/folio-server/folio/internal/store"
@@ -954,5 +955,105 @@ func TestConnectionsRunWithoutJIT(t *testing.T) {
 			c.Release()
 		}
 		db.Close()
+	}
+}
+
+// TestTermPostCountTriggersKeepKeyedPlans: the triggers keeping
+// term_post_counts (migration 0032) keep the plan of their first run on a
+// connection; made while the site has one post, it must still look each
+// link's post, and each post's links, up by key once the site has
+// thousands, instead of reading the whole table at every write.
+func TestTermPostCountTriggersKeepKeyedPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	term := &store.Term{Taxonomy: "category", Name: "News", Slug: "news"}
+	if err := db.InsertTerm(ctx, term); err != nil {
+		t.Fatal(err)
+	}
+	post := func(k int) *store.Post {
+		d := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Minute)
+		return &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Post %d", k), Slug: fmt.Sprintf("post-%d", k),
+			Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+	}
+	first := post(0)
+	if err := db.InsertPost(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	// The connection's first runs of the triggers, on a site of one post
+	// whose tables autovacuum has analyzed (PostgreSQL takes a table
+	// never analyzed for ten pages at least, and would look the post up
+	// by key anyway).
+	if _, err := conn.Exec(ctx, `INSERT INTO term_relationships (post_id, term_id) VALUES ($1, $2)`, first.ID, term.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `ANALYZE posts, term_relationships`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM term_relationships WHERE post_id = $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO term_relationships (post_id, term_id) VALUES ($1, $2)`, first.ID, term.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE posts SET status = 'draft' WHERE id = $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	var many []*store.Post
+	for k := 1; k <= 3000; k++ {
+		many = append(many, post(k))
+	}
+	if err := db.InsertPosts(ctx, many); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO term_relationships (post_id, term_id) SELECT id, $1 FROM posts WHERE id <> $2`, term.ID, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Whole-table scans of a table by the statement run: the counter
+	// of the connection's scans not yet reported, before and after.
+	scans := func(tx pgx.Tx, table, statement string, args ...any) int64 {
+		t.Helper()
+		read := func() (n int64) {
+			if err := tx.QueryRow(ctx, `SELECT COALESCE(seq_scan, 0) FROM pg_stat_xact_user_tables
+				WHERE relid = $1::regclass`, table).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := read()
+		if _, err := tx.Exec(ctx, statement, args...); err != nil {
+			t.Fatal(err)
+		}
+		return read() - before
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	last := many[len(many)-1].ID
+	if n := scans(tx, "posts", `DELETE FROM term_relationships WHERE post_id = $1`, last); n != 0 {
+		t.Errorf("unlinking a post read the whole posts table %d times", n)
+	}
+	if n := scans(tx, "posts", `INSERT INTO term_relationships (post_id, term_id) VALUES ($1, $2)`, last, term.ID); n != 0 {
+		t.Errorf("linking a post read the whole posts table %d times", n)
+	}
+	if n := scans(tx, "term_relationships", `UPDATE posts SET status = 'draft' WHERE id = $1`, last); n != 0 {
+		t.Errorf("a post's status change read the whole term_relationships table %d times", n)
+	}
+	if n := scans(tx, "term_relationships", `DELETE FROM posts WHERE id = $1`, many[0].ID); n != 0 {
+		t.Errorf("deleting a post read the whole term_relationships table %d times", n)
+	}
+	var total int64
+	if err := tx.QueryRow(ctx, `SELECT SUM(n) FROM term_post_counts WHERE term_id = $1 AND status = 'publish'`, term.ID).Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	if total != 2998 {
+		t.Errorf("term_post_counts holds %d published posts of the term, want 2998", total)
 	}
 }

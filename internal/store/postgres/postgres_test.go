@@ -1014,39 +1014,22 @@ func TestTermPostCountTriggersKeepKeyedPlans(t *testing.T) {
 	if _, err := conn.Exec(ctx, `INSERT INTO term_relationships (post_id, term_id) SELECT id, $1 FROM posts WHERE id <> $2`, term.ID, first.ID); err != nil {
 		t.Fatal(err)
 	}
-	// Whole-table scans of a table by the statement run: the counter
-	// of the connection's scans not yet reported, before and after.
-	scans := func(tx pgx.Tx, table, statement string, args ...any) int64 {
-		t.Helper()
-		read := func() (n int64) {
-			if err := tx.QueryRow(ctx, `SELECT COALESCE(seq_scan, 0) FROM pg_stat_xact_user_tables
-				WHERE relid = $1::regclass`, table).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		before := read()
-		if _, err := tx.Exec(ctx, statement, args...); err != nil {
-			t.Fatal(err)
-		}
-		return read() - before
-	}
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	last := many[len(many)-1].ID
-	if n := scans(tx, "posts", `DELETE FROM term_relationships WHERE post_id = $1`, last); n != 0 {
+	if n := seqScans(t, tx, "posts", `DELETE FROM term_relationships WHERE post_id = $1`, last); n != 0 {
 		t.Errorf("unlinking a post read the whole posts table %d times", n)
 	}
-	if n := scans(tx, "posts", `INSERT INTO term_relationships (post_id, term_id) VALUES ($1, $2)`, last, term.ID); n != 0 {
+	if n := seqScans(t, tx, "posts", `INSERT INTO term_relationships (post_id, term_id) VALUES ($1, $2)`, last, term.ID); n != 0 {
 		t.Errorf("linking a post read the whole posts table %d times", n)
 	}
-	if n := scans(tx, "term_relationships", `UPDATE posts SET status = 'draft' WHERE id = $1`, last); n != 0 {
+	if n := seqScans(t, tx, "term_relationships", `UPDATE posts SET status = 'draft' WHERE id = $1`, last); n != 0 {
 		t.Errorf("a post's status change read the whole term_relationships table %d times", n)
 	}
-	if n := scans(tx, "term_relationships", `DELETE FROM posts WHERE id = $1`, many[0].ID); n != 0 {
+	if n := seqScans(t, tx, "term_relationships", `DELETE FROM posts WHERE id = $1`, many[0].ID); n != 0 {
 		t.Errorf("deleting a post read the whole term_relationships table %d times", n)
 	}
 	var total int64
@@ -1055,5 +1038,103 @@ func TestTermPostCountTriggersKeepKeyedPlans(t *testing.T) {
 	}
 	if total != 2998 {
 		t.Errorf("term_post_counts holds %d published posts of the term, want 2998", total)
+	}
+}
+
+// seqScans runs statement in tx and returns how many times it read the
+// whole of table: the counter of the connection's scans not yet
+// reported, before and after.
+func seqScans(t *testing.T, tx pgx.Tx, table, statement string, args ...any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	read := func() (n int64) {
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(seq_scan, 0) FROM pg_stat_xact_user_tables
+			WHERE relid = $1::regclass`, table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := read()
+	if _, err := tx.Exec(ctx, statement, args...); err != nil {
+		t.Fatal(err)
+	}
+	return read() - before
+}
+
+// TestCommentCountTriggersKeepKeyedPlans is
+// TestTermPostCountTriggersKeepKeyedPlans for comment_counts (migration
+// 0033): plans made on a site of one post and one comment still look each
+// comment's post, and each post's comments, up by key at thousands.
+func TestCommentCountTriggersKeepKeyedPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+	post := func(k int) *store.Post {
+		d := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Minute)
+		return &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Post %d", k), Slug: fmt.Sprintf("post-%d", k),
+			Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+	}
+	first := post(0)
+	if err := db.InsertPost(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	// The connection's first runs of the triggers, on a site of one post
+	// and one comment whose tables autovacuum has analyzed.
+	for _, st := range []string{
+		`INSERT INTO comments (post_id, content) VALUES ($1, 'first')`,
+		`ANALYZE posts, comments`,
+		`UPDATE comments SET approved = '0' WHERE post_id = $1`,
+		`UPDATE posts SET status = 'draft' WHERE id = $1`,
+		`DELETE FROM comments WHERE post_id = $1`,
+		`INSERT INTO comments (post_id, content) VALUES ($1, 'again')`,
+	} {
+		var args []any
+		if strings.Contains(st, "$1") {
+			args = append(args, first.ID)
+		}
+		if _, err := conn.Exec(ctx, st, args...); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+	var many []*store.Post
+	for k := 1; k <= 3000; k++ {
+		many = append(many, post(k))
+	}
+	if err := db.InsertPosts(ctx, many); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO comments (post_id, content) SELECT id, 'hello' FROM posts WHERE id <> $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	last := many[len(many)-1].ID
+	for _, tt := range []struct {
+		table, statement string
+	}{
+		{"posts", `INSERT INTO comments (post_id, content) VALUES ($1, 'one more')`},
+		{"posts", `UPDATE comments SET approved = '0' WHERE post_id = $1`},
+		{"posts", `DELETE FROM comments WHERE post_id = $1 AND content = 'one more'`},
+		{"comments", `UPDATE posts SET status = 'private' WHERE id = $1`},
+		{"comments", `DELETE FROM posts WHERE id = $1`},
+	} {
+		if n := seqScans(t, tx, tt.table, tt.statement, last); n != 0 {
+			t.Errorf("%s read the whole %s table %d times", tt.statement, tt.table, n)
+		}
+	}
+	var approved int64
+	if err := tx.QueryRow(ctx, `SELECT SUM(n) FROM comment_counts WHERE post_type = 'post' AND post_status = 'publish' AND approved = '1'`).Scan(&approved); err != nil {
+		t.Fatal(err)
+	}
+	if approved != 2999 {
+		t.Errorf("comment_counts holds %d approved comments on published posts, want 2999", approved)
 	}
 }

@@ -2,6 +2,7 @@ package storetest_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"regexp"
 	"slices"
@@ -19,10 +20,36 @@ import (
 // openSQL opens a new migrated store of the selected backend.
 func openSQL(t *testing.T) *sqlstore.DB {
 	t.Helper()
+	db, _ := openSQLRaw(t)
+	return db
+}
+
+// openSQLRaw is openSQL that also returns a function running a statement
+// on the database directly, beside the store, as another program could.
+func openSQLRaw(t *testing.T) (*sqlstore.DB, func(query string)) {
+	t.Helper()
+	ctx := context.Background()
 	if storetest.Backend() == "postgres" {
-		return storetest.OpenPostgres(t, storetest.PostgresURL(t)).DB
+		pg := storetest.OpenPostgres(t, storetest.PostgresURL(t))
+		return pg.DB, func(query string) {
+			t.Helper()
+			if _, err := pg.Pool().Exec(ctx, query); err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+		}
 	}
-	return storetest.OpenSQLite(t, t.TempDir()+"/folio.db").DB
+	lite := storetest.OpenSQLite(t, t.TempDir()+"/folio.db")
+	raw, err := sql.Open("sqlite", lite.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = raw.Close() })
+	return lite.DB, func(query string) {
+		t.Helper()
+		if _, err := raw.ExecContext(ctx, query); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
 }
 
 // planTerms are the categories planSite files its posts under: rare has

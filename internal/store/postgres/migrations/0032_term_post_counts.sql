@@ -38,44 +38,31 @@ INSERT INTO term_post_counts (term_id, type, status, slot, n)
 -- posts and term_relationships off, so that the plan kept is the one
 -- right at every size: each link's post (or each post's links) looked up
 -- by key.
-CREATE FUNCTION folio_term_post_counts_link() RETURNS trigger
+CREATE FUNCTION folio_term_post_counts_links() RETURNS trigger
 	LANGUAGE plpgsql
 	SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
 	AS $$
 BEGIN
-	INSERT INTO term_post_counts (term_id, type, status, slot, n)
-		SELECT l.term_id, p.type, p.status, pg_backend_pid() % 32, COUNT(*)
-		FROM new_links l JOIN posts p ON p.id = l.post_id GROUP BY 1, 2, 3
-		ON CONFLICT (term_id, type, status, slot) DO UPDATE SET n = term_post_counts.n + excluded.n;
-	RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION folio_term_post_counts_unlink() RETURNS trigger
-	LANGUAGE plpgsql
-	SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
-	AS $$
-BEGIN
-	INSERT INTO term_post_counts (term_id, type, status, slot, n)
-		SELECT l.term_id, p.type, p.status, pg_backend_pid() % 32, -COUNT(*)
-		FROM old_links l JOIN posts p ON p.id = l.post_id GROUP BY 1, 2, 3
-		ON CONFLICT (term_id, type, status, slot) DO UPDATE SET n = term_post_counts.n + excluded.n;
-	RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION folio_term_post_counts_relink() RETURNS trigger
-	LANGUAGE plpgsql
-	SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
-	AS $$
-BEGIN
-	INSERT INTO term_post_counts (term_id, type, status, slot, n)
-		SELECT c.term_id, c.type, c.status, pg_backend_pid() % 32, SUM(c.n) FROM (
-			SELECT l.term_id, p.type, p.status, -1 AS n FROM old_links l JOIN posts p ON p.id = l.post_id
-			UNION ALL
-			SELECT l.term_id, p.type, p.status, 1 FROM new_links l JOIN posts p ON p.id = l.post_id) c
-		GROUP BY 1, 2, 3
-		ON CONFLICT (term_id, type, status, slot) DO UPDATE SET n = term_post_counts.n + excluded.n;
+	IF TG_OP = 'INSERT' THEN
+		INSERT INTO term_post_counts (term_id, type, status, slot, n)
+			SELECT l.term_id, p.type, p.status, pg_backend_pid() % 32, COUNT(*)
+			FROM new_links l JOIN posts p ON p.id = l.post_id GROUP BY 1, 2, 3
+			ON CONFLICT (term_id, type, status, slot) DO UPDATE SET n = term_post_counts.n + excluded.n;
+	ELSIF TG_OP = 'DELETE' THEN
+		INSERT INTO term_post_counts (term_id, type, status, slot, n)
+			SELECT l.term_id, p.type, p.status, pg_backend_pid() % 32, -COUNT(*)
+			FROM old_links l JOIN posts p ON p.id = l.post_id GROUP BY 1, 2, 3
+			ON CONFLICT (term_id, type, status, slot) DO UPDATE SET n = term_post_counts.n + excluded.n;
+	ELSE
+		INSERT INTO term_post_counts (term_id, type, status, slot, n)
+			SELECT c.term_id, c.type, c.status, pg_backend_pid() % 32, SUM(c.n) FROM (
+				SELECT l.term_id, p.type, p.status, -1 AS n FROM old_links l JOIN posts p ON p.id = l.post_id
+				UNION ALL
+				SELECT l.term_id, p.type, p.status, 1 FROM new_links l JOIN posts p ON p.id = l.post_id) c
+			GROUP BY 1, 2, 3
+			HAVING SUM(c.n) <> 0
+			ON CONFLICT (term_id, type, status, slot) DO UPDATE SET n = term_post_counts.n + excluded.n;
+	END IF;
 	RETURN NULL;
 END
 $$;
@@ -102,13 +89,13 @@ $$;
 
 CREATE TRIGGER term_post_counts_link AFTER INSERT ON term_relationships
 	REFERENCING NEW TABLE AS new_links
-	FOR EACH STATEMENT EXECUTE FUNCTION folio_term_post_counts_link();
+	FOR EACH STATEMENT EXECUTE FUNCTION folio_term_post_counts_links();
 CREATE TRIGGER term_post_counts_unlink AFTER DELETE ON term_relationships
 	REFERENCING OLD TABLE AS old_links
-	FOR EACH STATEMENT EXECUTE FUNCTION folio_term_post_counts_unlink();
+	FOR EACH STATEMENT EXECUTE FUNCTION folio_term_post_counts_links();
 CREATE TRIGGER term_post_counts_relink AFTER UPDATE ON term_relationships
 	REFERENCING OLD TABLE AS old_links NEW TABLE AS new_links
-	FOR EACH STATEMENT EXECUTE FUNCTION folio_term_post_counts_relink();
+	FOR EACH STATEMENT EXECUTE FUNCTION folio_term_post_counts_links();
 CREATE TRIGGER term_post_counts_post_update AFTER UPDATE OF type, status ON posts
 	FOR EACH ROW
 	WHEN (OLD.type IS DISTINCT FROM NEW.type OR OLD.status IS DISTINCT FROM NEW.status)

@@ -142,37 +142,33 @@ func TestResponseCacheHoldsOnlyTheNewestVersion(t *testing.T) {
 		}
 		return st
 	}
+	entries := func(want int, why string) {
+		t.Helper()
+		if st := stats(); st.Entries != want {
+			t.Fatalf("%d entries, want %d: %s", st.Entries, want, why)
+		}
+	}
 	for i := range 5 {
 		f.get(t, "GET", "/api/svc/v2/counted?q="+strconv.Itoa(i))
 	}
-	if st := stats(); st.Entries != 5 {
-		t.Fatalf("%d entries, want 5", st.Entries)
-	}
+	entries(5, "five answers")
 	f.version.Add(1)
 	f.get(t, "GET", "/api/svc/v2/counted?q=new")
-	if st := stats(); st.Entries != 1 {
-		t.Fatalf("%d entries after a write and one read, want 1: the older version's were kept", st.Entries)
-	}
+	entries(1, "after a write and one read, the older version's were kept")
 	// Read at version 1, a write (version 5) commits before the answer is
 	// kept: a later read must run the handler again.
 	f.get(t, "GET", "/api/svc/v2/counted?q=during&ver=5")
-	if st := stats(); st.Entries != 2 {
-		t.Fatalf("%d entries, want 2 (the answer made during a write is kept at its own version)", st.Entries)
-	}
+	entries(2, "the answer made during a write is kept at its own version")
 	calls := f.calls.Load()
 	f.get(t, "GET", "/api/svc/v2/counted?q=during&ver=5")
 	if f.calls.Load() != calls+1 {
 		t.Fatal("an answer made before a write committed was served after it")
 	}
-	if st := stats(); st.Entries != 1 {
-		t.Fatalf("%d entries at version 5, want 1", st.Entries)
-	}
+	entries(1, "at version 5")
 	// An answer of an older version than the newest kept is dropped.
 	f.version.Store(4)
 	f.get(t, "GET", "/api/svc/v2/counted?q=old")
-	if st := stats(); st.Entries != 1 {
-		t.Fatalf("%d entries, want 1: an older version's answer was kept", st.Entries)
-	}
+	entries(1, "an older version's answer was kept")
 	f.version.Store(6)
 	for i := range 100 {
 		f.get(t, "GET", "/api/svc/v2/counted?q="+strconv.Itoa(i))

@@ -365,6 +365,13 @@ func TestCommentsOnUnreadablePostsAreHidden(t *testing.T) {
 	if got := ids(r.Array()); len(got) != 4 || r.Header.Get("X-API-Total") != "4" {
 		t.Errorf("editor: got %v", got)
 	}
+	// With a page of one, the totals are counted (a visitor's from the
+	// kept comment counts), not taken from the page, and stay the same.
+	for role, want := range map[string]string{"": "1", "subscriber": "1", "contributor": "1", "author": "3", "editor": "4"} {
+		if total := e.do("GET", comments+"?per_page=1", role).Header.Get("X-API-Total"); total != want {
+			t.Errorf("%q: X-API-Total %s with a page of one, want %s", role, total, want)
+		}
+	}
 	e.do("GET", cpath(onDraft), "").WantError(401, "rest_cannot_read_post")
 	e.do("GET", cpath(onPrivate), "author").WantError(403, "rest_cannot_read_post")
 	e.do("GET", cpath(onProtected), "").WantError(401, "rest_cannot_read_post")

@@ -250,6 +250,9 @@ type conns struct {
 	// words holds the planner's statistics of the posts' words
 	// (SearchShare).
 	words wordStats
+	// kept is what this process remembers of the kept searches
+	// (KeepSearch).
+	kept keptSearches
 }
 
 var _ sqlstore.KeyLocker = (*conns)(nil)

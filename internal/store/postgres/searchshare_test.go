@@ -16,7 +16,8 @@ import (
 // from a window of the newest posts (falling back to its matches when the
 // window does not hold the page) and counted from post_search; every page
 // and total equals what the matching rules give, for protected posts,
-// drafts and callers who may or may not read a protected post's text.
+// drafts and callers who may or may not read a protected post's text,
+// whose totals are kept once counted.
 func TestCommonSearchesReadAWindowAndCountFromTheIndex(t *testing.T) {
 	t.Parallel()
 	db := openOneConn(t) // the statements it prepared are read below
@@ -139,6 +140,16 @@ func TestCommonSearchesReadAWindowAndCountFromTheIndex(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The common searches' totals are kept (migration 0034) from their
+	// first count on: the totals above were read from the kept counts
+	// for the callers after the first.
+	var kept []string
+	if err := db.Pool().QueryRow(ctx, `SELECT COALESCE(array_agg(array_to_string(words, ' ') ORDER BY array_to_string(words, ' ')), '{}') FROM search_kept WHERE kept`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"alpha", "alpha pair", "late", "omega"}; !slices.Equal(kept, want) {
+		t.Errorf("kept searches %q, want %q", kept, want)
 	}
 	// The pages of common words came from windows.
 	var windows int64

@@ -64,25 +64,36 @@ const maxSearchKinds = 16
 // search on types, statuses and a visibility without owner-only statuses
 // alone (any other filter needs the posts' rows).
 func searchKinds(q *store.PostQuery) ([]string, bool) {
-	if strings.TrimSpace(q.Search) == "" || len(q.Types) == 0 {
-		return nil, false
-	}
-	plain := *q
-	plain.Search = ""
-	if !countsOnly(&plain) {
-		return nil, false
-	}
-	all, anyStatus, own := statusSets(q)
-	if anyStatus || len(own) > 0 || len(q.Types)*len(all) > maxSearchKinds {
+	types, statuses, ok := searchCollection(q)
+	if !ok {
 		return nil, false
 	}
 	var kinds []string
-	for _, t := range q.Types {
-		for _, s := range all {
+	for _, t := range types {
+		for _, s := range statuses {
 			kinds = append(kinds, SearchKindMark(t, s))
 		}
 	}
 	return kinds, true
+}
+
+// searchCollection returns the types and the statuses whose posts (every
+// type with every status, those with a password aside) a search q counts
+// without their rows (searchKinds).
+func searchCollection(q *store.PostQuery) (types, statuses []string, ok bool) {
+	if strings.TrimSpace(q.Search) == "" || len(q.Types) == 0 {
+		return nil, nil, false
+	}
+	plain := *q
+	plain.Search = ""
+	if !countsOnly(&plain) {
+		return nil, nil, false
+	}
+	all, anyStatus, own := statusSets(q)
+	if anyStatus || len(own) > 0 || len(q.Types)*len(all) > maxSearchKinds {
+		return nil, nil, false
+	}
+	return q.Types, all, true
 }
 
 // SearchTotals is Conns that keep the totals of searches up to date as
@@ -223,11 +234,39 @@ func (o ops) countCommonSearch(ctx context.Context, q *store.PostQuery) (n int64
 	if share, known := est.SearchShare(ctx, sq.words); !known || share < commonShare {
 		return 0, false, nil
 	}
+	keeper, keeps := o.db.c.(SearchKeeper)
+	keeps = keeps && o.tx == nil
+	var words, types, statuses []string
+	if keeps {
+		words = slices.Compact(slices.Sorted(slices.Values(sq.words)))
+		types, statuses, _ = searchCollection(q)
+		if n, kept, err := o.keptSearch(ctx, keeper, q, words, types, statuses); kept || err != nil {
+			return n, true, err
+		}
+	}
 	leave, err := o.costlyTurn(ctx, true)
 	if err != nil {
 		return 0, true, o.db.fail("count posts", err)
 	}
 	defer leave()
+	if keeps {
+		// Kept by another request while this one waited for its turn, or
+		// kept now.
+		if n, kept, err := o.keptSearch(ctx, keeper, q, words, types, statuses); kept || err != nil {
+			return n, true, err
+		}
+		indexed, kept, err := keeper.KeepSearch(ctx, words, types, statuses)
+		if err != nil {
+			return 0, true, o.db.fail("count posts", err)
+		}
+		if kept {
+			a := &Args{}
+			if err := o.reader().queryRow(ctx, o.protectedCount(cc, q, sq.words, a), a.vals...).Scan(&n); err != nil {
+				return 0, true, o.db.fail("count posts", err)
+			}
+			return indexed + n, true, nil
+		}
+	}
 	a := &Args{}
 	ids := `SELECT posts.id FROM posts` + o.collectionWhere(q, a).where()
 	query := `SELECT (` + cc.CommonSearchCount(a, sq.words, ids) + `) + (` + o.protectedCount(cc, q, sq.words, a) + `)`
@@ -235,6 +274,44 @@ func (o ops) countCommonSearch(ctx context.Context, q *store.PostQuery) (n int64
 		return 0, true, o.db.fail("count posts", err)
 	}
 	return n, true, nil
+}
+
+// SearchKeeper is Conns whose database keeps the totals of the searches
+// they choose to keep, in the writing transactions (PostgreSQL's
+// search_kept: a word in most posts costs its every match to count, at
+// each request).
+type SearchKeeper interface {
+	// KeptSearch returns the expression of the kept number of posts
+	// without a password, of one of types with one of statuses, whose
+	// indexed words every one of words begins: NULL when that search is
+	// not kept. words are sorted and distinct.
+	KeptSearch(a *Args, words, types, statuses []string) string
+	// SearchRead tells that words' kept total was read (the searches read
+	// least lately make room for others).
+	SearchRead(words []string)
+	// KeepSearch counts KeptSearch's total and keeps the search from then
+	// on, when it chooses to and can keep it now; kept is false when the
+	// search is to be counted as before.
+	KeepSearch(ctx context.Context, words, types, statuses []string) (n int64, kept bool, err error)
+}
+
+// keptSearch returns the total of q's search of words when its
+// unprotected matches are kept (SearchKeeper): those and the protected
+// posts checked row by row (protectedCount), read in one statement.
+func (o ops) keptSearch(ctx context.Context, keeper SearchKeeper, q *store.PostQuery, words, types, statuses []string) (int64, bool, error) {
+	cc := o.db.d.(CommonSearchCounter)
+	a := &Args{}
+	query := `SELECT (` + keeper.KeptSearch(a, words, types, statuses) + `), (` + o.protectedCount(cc, q, words, a) + `)`
+	var kept *int64
+	var protected int64
+	if err := o.reader().queryRow(ctx, query, a.vals...).Scan(&kept, &protected); err != nil {
+		return 0, false, o.db.fail("count posts", err)
+	}
+	if kept == nil {
+		return 0, false, nil
+	}
+	keeper.SearchRead(words)
+	return *kept + protected, true, nil
 }
 
 // windowMatches is the number of matches from which a search page in

@@ -1,0 +1,3 @@
+-- Nothing to change on SQLite: the file keeps the numbering in step with
+-- PostgreSQL's 0034, whose triggers keep the totals of common searches
+-- that SQLite's writer keeps in search_totals (migration 0023).

@@ -25,8 +25,8 @@ import (
 //  1. under an advisory lock, the search is written at a free position
 //     (or at that of the search this process read least lately), not
 //     kept yet: from then on every write that starts counts its matches;
-//  2. the request waits until every transaction that was running when
-//     the search was written has ended: those may not have seen it;
+//  2. the request waits until every transaction that was writing posts
+//     when the search was written has ended: those may not have seen it;
 //  3. one statement counts the search's matches per type and status and
 //     sets the base of its position to that count minus what the slots
 //     hold there, in the same snapshot, and marks it kept. Writes seen by
@@ -47,8 +47,8 @@ const maxKeptSearches = 128
 const maxKeptSeen = 4096
 
 // keptWait bounds how long keeping a search waits for the transactions
-// that were running when it was written; past it, the search is counted
-// as before, and a later count tries again.
+// that were writing posts when it was written; past it, the search is
+// counted as before, and a later count tries again.
 const keptWait = 500 * time.Millisecond
 
 // keptSearches is what this process remembers of the kept searches.
@@ -100,7 +100,7 @@ func (c *conns) KeepSearch(ctx context.Context, words, types, statuses []string)
 	if err != nil || !ok {
 		return 0, false, err
 	}
-	ok, err = c.waitForRunning(ctx)
+	ok, err = c.waitForWriters(ctx)
 	if err != nil || !ok {
 		return 0, false, err
 	}
@@ -209,22 +209,28 @@ func (k *keptSearches) position(taken map[int]string) int {
 	return best
 }
 
-// waitForRunning waits until every transaction running now has ended,
-// for at most keptWait; ok is false when some still run then.
-func (c *conns) waitForRunning(ctx context.Context) (ok bool, err error) {
+// postWriters selects the transactions (virtual ids) that hold a lock on
+// this schema's posts other than a plain read's: every transaction that
+// has written posts (and so run their triggers) until it ends, and those
+// that locked rows of it to write them.
+const postWriters = `SELECT COALESCE(array_agg(DISTINCT virtualtransaction), '{}') FROM pg_locks
+	WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND relation = 'posts'::regclass AND mode <> 'AccessShareLock' AND pid <> pg_backend_pid()`
+
+// waitForWriters waits until every transaction that writes posts now has
+// ended, for at most keptWait; ok is false when some still run then. A
+// write whose triggers ran before the search was placed did not count
+// it, and has written posts; one that writes posts later sees it (a
+// statement of a READ COMMITTED transaction takes its snapshot when it
+// starts). Other databases and schemas, and transactions that only read
+// posts, are not waited for.
+func (c *conns) waitForWriters(ctx context.Context) (ok bool, err error) {
 	var running []string
-	if err := c.pool.QueryRow(ctx, `SELECT COALESCE(array_agg(x::text), '{}') FROM pg_snapshot_xip(pg_current_snapshot()) AS x`).Scan(&running); err != nil {
+	if err := c.pool.QueryRow(ctx, postWriters).Scan(&running); err != nil {
 		return false, fail("keep search", err)
 	}
 	deadline := time.Now().Add(keptWait)
 	for delay := 100 * time.Microsecond; len(running) > 0; delay = min(2*delay, 20*time.Millisecond) {
-		if err := c.pool.QueryRow(ctx, `SELECT COALESCE(array_agg(x), '{}') FROM unnest($1::text[]) AS x
-			WHERE pg_xact_status(x::xid8) = 'in progress'`, running).Scan(&running); err != nil {
-			return false, fail("keep search", err)
-		}
-		if len(running) == 0 {
-			break
-		}
 		if time.Now().After(deadline) {
 			return false, nil
 		}
@@ -233,6 +239,13 @@ func (c *conns) waitForRunning(ctx context.Context) (ok bool, err error) {
 			return false, fail("keep search", ctx.Err())
 		case <-time.After(delay):
 		}
+		var now []string
+		if err := c.pool.QueryRow(ctx, postWriters).Scan(&now); err != nil {
+			return false, fail("keep search", err)
+		}
+		// Those still writing (a virtual id is not used again by a later
+		// transaction of its backend).
+		running = slices.DeleteFunc(running, func(v string) bool { return !slices.Contains(now, v) })
 	}
 	return true, nil
 }

@@ -19,12 +19,12 @@
 --
 -- Starting to keep a search (the store, under an advisory lock): the
 -- search is written at its position, not yet kept; once every transaction
--- that was running then has ended (so that every write committing later
--- has seen it and counts it), one statement counts its matches per type
--- and status, sets the base to that count minus what the slots hold at
--- its position in the same snapshot, and marks it kept. Whatever the slots
--- held there before (a search kept there earlier) is cancelled by the
--- base. Both tables are derived data: copies and exports leave them out.
+-- that was writing posts then has ended (so that every write committing
+-- later has seen it and counts it), one snapshot counts its matches per
+-- type and status, sets the base to that count minus what the slots hold
+-- at its position, and marks it kept. Whatever the slots held there
+-- before (a search kept there earlier) is cancelled by the base. Both
+-- tables are derived data: copies and exports leave them out.
 CREATE TABLE search_kept (
 	pos   integer PRIMARY KEY CHECK (pos BETWEEN 1 AND 128),
 	words text[]  COLLATE "C" NOT NULL UNIQUE,

@@ -16,7 +16,9 @@ import (
 // cacheable request, which is what keeps several nodes correct. Entries
 // also expire after MaxAge, which bounds the staleness of anything a
 // response depends on besides the database (an extension field reading an
-// outside source, say).
+// outside source, say). Concurrent GET requests that miss the same entry
+// are answered once: the first makes the answer, the others wait for it
+// and read it from the cache.
 type CacheConfig struct {
 	// Version returns the store's current write version.
 	Version func(ctx context.Context) (int64, error)
@@ -52,6 +54,8 @@ type responseCache struct {
 	newest int64
 	// hits and misses count lookups, for CacheStats.
 	hits, misses atomic.Uint64
+	// flights are the answers being made, for requests that miss.
+	flights flights
 }
 
 // CacheStats describes the response cache at a moment, for the metrics.
@@ -88,6 +92,9 @@ func newResponseCache(cfg CacheConfig) *responseCache {
 	return &responseCache{cfg: cfg, now: time.Now, m: map[string]*cachedResponse{}}
 }
 
+// get returns the entry of key at version, nil when there is none; a
+// request that misses while another one makes the same answer waits for
+// it (waitFlight) instead.
 func (c *responseCache) get(key string, version int64) *cachedResponse {
 	c.mu.RLock()
 	e := c.m[key]
@@ -98,6 +105,76 @@ func (c *responseCache) get(key string, version int64) *cachedResponse {
 	}
 	c.hits.Add(1)
 	return e
+}
+
+// flights are the cacheable answers being made. After a write retires
+// the cache, every reader of a popular page misses it at once; without
+// flights each would make the page (a thundering herd of the same
+// queries). The first request to miss an answer makes it and the others
+// that miss it meanwhile wait, then read what it kept.
+type flights struct {
+	mu sync.Mutex
+	m  map[flightKey]chan struct{}
+}
+
+type flightKey struct {
+	key     string
+	version int64
+}
+
+// join returns the channel that closes when the answer of key at version
+// is made, and whether the caller is the one to make it, and then to call
+// land.
+func (f *flights) join(key string, version int64) (done chan struct{}, lead bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := flightKey{key, version}
+	if done, ok := f.m[k]; ok {
+		return done, false
+	}
+	if f.m == nil {
+		f.m = map[flightKey]chan struct{}{}
+	}
+	done = make(chan struct{})
+	f.m[k] = done
+	return done, true
+}
+
+// land ends the flight of key at version: its answer is kept, or will not
+// be (an error, a HEAD request, a body too large).
+func (f *flights) land(key string, version int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := flightKey{key, version}
+	close(f.m[k])
+	delete(f.m, k)
+}
+
+// waitFlight is get for a request that missed: when another request is
+// making the answer, it waits for it and returns what that one kept,
+// counted as a hit. It returns nil and land, to call once the answer is
+// kept, when this request is to make it; nil and a nil land when the
+// other's answer was not kept (this request makes its own); ctx's error
+// when ctx ended while it waited.
+func (c *responseCache) waitFlight(ctx context.Context, key string, version int64) (e *cachedResponse, land func(), err error) {
+	done, lead := c.flights.join(key, version)
+	if lead {
+		return nil, func() { c.flights.land(key, version) }, nil
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	c.mu.RLock()
+	e = c.m[key]
+	c.mu.RUnlock()
+	if e == nil || e.version != version || c.now().After(e.expires) {
+		return nil, nil, nil
+	}
+	c.misses.Add(^uint64(0)) // the miss counted by get was a hit after all
+	c.hits.Add(1)
+	return e, nil, nil
 }
 
 func (c *responseCache) put(key string, e *cachedResponse) {

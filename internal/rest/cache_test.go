@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +23,10 @@ type cacheFixture struct {
 	calls   atomic.Int64
 	version atomic.Int64
 	verErr  atomic.Bool
+	// held tells of each request asking ?hold=1 once its handler runs;
+	// the handler then waits for release to close.
+	held    chan struct{}
+	release chan struct{}
 }
 
 func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
@@ -34,7 +39,7 @@ func newCacheFixture(t *testing.T, maxAge time.Duration) *cacheFixture {
 // given, while it runs: a write committed during the request.
 func newCacheFixtureSized(t *testing.T, maxAge time.Duration, maxBytes int) *cacheFixture {
 	t.Helper()
-	f := &cacheFixture{}
+	f := &cacheFixture{held: make(chan struct{}, 64), release: make(chan struct{})}
 	f.srv = rest.NewServer(rest.Config{
 		Cache: &rest.CacheConfig{
 			Version: func(context.Context) (int64, error) {
@@ -58,6 +63,10 @@ func newCacheFixtureSized(t *testing.T, maxAge time.Duration, maxBytes int) *cac
 		Methods: rest.Readable,
 		Handler: func(r *rest.Request) (*rest.Response, error) {
 			n := f.calls.Add(1)
+			if r.String("hold") != "" {
+				f.held <- struct{}{}
+				<-f.release
+			}
 			if v := r.Int("ver"); v > 0 {
 				f.version.Store(v)
 			}
@@ -68,7 +77,7 @@ func newCacheFixtureSized(t *testing.T, maxAge time.Duration, maxBytes int) *cac
 			resp.SetHeader("X-API-Total", strconv.FormatInt(n, 10))
 			return resp, nil
 		},
-		Args: []*rest.Arg{{Name: "q", Type: "string"}, {Name: "fail", Type: "string"}, {Name: "ver", Type: "integer"}},
+		Args: []*rest.Arg{{Name: "q", Type: "string"}, {Name: "fail", Type: "string"}, {Name: "ver", Type: "integer"}, {Name: "hold", Type: "string"}},
 	}}})
 	return f
 }
@@ -237,7 +246,7 @@ var totalKey = rest.DefaultNames().TotalHeader()
 // full cache (distinct URLs, as single posts over a large site are): each
 // answer is kept and evicts another.
 func BenchmarkResponseCacheFull(b *testing.B) {
-	f := &cacheFixture{}
+	f := &cacheFixture{held: make(chan struct{}, 64), release: make(chan struct{})}
 	f.srv = rest.NewServer(rest.Config{Cache: &rest.CacheConfig{
 		Version:  func(context.Context) (int64, error) { return f.version.Load(), nil },
 		MaxBytes: 4 << 20,
@@ -255,5 +264,122 @@ func BenchmarkResponseCacheFull(b *testing.B) {
 		req := httptest.NewRequest("GET", "http://example.test/api/svc/v2/counted?q="+strconv.Itoa(i), nil)
 		w.Body.Reset()
 		f.srv.ServeHTTP(w, req)
+	}
+}
+
+// getAll sends n GETs of target at once, after a first one that makes the
+// answer is held in its handler, and returns every answer once the
+// handler is released: the first, then the others.
+func (f *cacheFixture) getAll(t *testing.T, target string, n int, ctxs ...context.Context) []*http.Response {
+	t.Helper()
+	out := make([]*http.Response, n+1)
+	var wg sync.WaitGroup
+	send := func(i int, ctx context.Context) {
+		defer wg.Done()
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://example.test"+target, nil)
+		w := httptest.NewRecorder()
+		f.srv.ServeHTTP(w, req)
+		out[i] = w.Result()
+	}
+	wg.Add(1)
+	go send(0, context.Background())
+	<-f.held
+	for i := 1; i <= n; i++ {
+		ctx := context.Background()
+		if i-1 < len(ctxs) {
+			ctx = ctxs[i-1]
+		}
+		wg.Add(1)
+		go send(i, ctx)
+	}
+	time.Sleep(50 * time.Millisecond) // the others reach the cache and wait
+	close(f.release)
+	wg.Wait()
+	return out
+}
+
+// TestConcurrentMissesAreAnsweredOnce: requests that miss the cache while
+// another one makes the same answer (after a write, every reader of a
+// popular page at once) wait for it and are served what it kept, with its
+// entity tag; the route runs once.
+func TestConcurrentMissesAreAnsweredOnce(t *testing.T) {
+	f := newCacheFixture(t, 0)
+	all := f.getAll(t, "/svc/v2/counted?q=herd&hold=1", 8)
+	want := body(t, all[0])
+	for i, r := range all {
+		if r.StatusCode != 200 || r.Header.Get("ETag") == "" {
+			t.Errorf("request %d: %d, ETag %q", i, r.StatusCode, r.Header.Get("ETag"))
+		}
+		if i > 0 {
+			if got := body(t, r); got != want || r.Header.Get("ETag") != all[0].Header.Get("ETag") {
+				t.Errorf("request %d: %s, want the first one's %s", i, got, want)
+			}
+		}
+	}
+	if n := f.calls.Load(); n != 1 {
+		t.Errorf("the route ran %d times for 9 requests, want 1", n)
+	}
+	st, _ := f.srv.CacheStats()
+	if st.Hits != 8 || st.Misses != 1 {
+		t.Errorf("hits %d, misses %d; want 8 and 1", st.Hits, st.Misses)
+	}
+}
+
+// TestWaitersMakeAnAnswerNotKept: when the answer waited for is not kept
+// (an error), each request that waited makes its own; a request whose
+// client goes away while it waits ends then, with 499; a request after a
+// write does not wait for an answer of the version before.
+func TestWaitersMakeAnAnswerNotKept(t *testing.T) {
+	f := newCacheFixture(t, 0)
+	all := f.getAll(t, "/svc/v2/counted?fail=1&hold=1", 4)
+	for i, r := range all {
+		if r.StatusCode != 503 {
+			t.Errorf("request %d: %d, want 503", i, r.StatusCode)
+		}
+	}
+	if n := f.calls.Load(); n != 5 {
+		t.Errorf("the route ran %d times for 5 failing requests, want 5", n)
+	}
+
+	f = newCacheFixture(t, 0)
+	const slow = "/svc/v2/counted?q=slow&hold=1"
+	first := make(chan *http.Response)
+	go func() { first <- f.get(t, "GET", slow) }()
+	<-f.held
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan *http.Response)
+	go func() {
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://example.test"+slow, nil)
+		w := httptest.NewRecorder()
+		f.srv.ServeHTTP(w, req)
+		gone <- w.Result()
+	}()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case r := <-gone:
+		if r.StatusCode != rest.StatusClientClosedRequest {
+			t.Errorf("a waiting request whose client went away: %d, want 499", r.StatusCode)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request whose client went away still waits")
+	}
+
+	f.version.Store(1) // a write while the first answer is made
+	after := make(chan *http.Response)
+	go func() { after <- f.get(t, "GET", slow) }()
+	select {
+	case <-f.held: // its own answer, at the new version
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request after a write waits for the answer of the version before")
+	}
+	close(f.release)
+	for _, c := range []chan *http.Response{first, after} {
+		if r := <-c; r.StatusCode != 200 {
+			t.Errorf("%d, want 200", r.StatusCode)
+		}
+	}
+	if n := f.calls.Load(); n != 2 {
+		t.Errorf("the route ran %d times, want 2", n)
 	}
 }

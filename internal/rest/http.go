@@ -178,7 +178,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} else {
 				version = v
 				if s.cache != nil {
-					if e := s.cache.get(key, v); e != nil {
+					e := s.cache.get(key, v)
+					if e == nil && r.Method == http.MethodGet {
+						var land func()
+						var gone error
+						e, land, gone = s.cache.waitFlight(r.Context(), key, v)
+						if land != nil {
+							defer land() // after the answer is kept, below
+						}
+						if gone != nil {
+							resp = errorResponse(s.apiError(req, gone))
+						}
+					}
+					if e != nil {
 						reqlog.SetRoute(r.Context(), e.route)
 						if e.etag != "" {
 							if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, e.etag) {

@@ -329,11 +329,15 @@ func runBeside(ctx context.Context, sc scenario, opts Options, nodes []*process)
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	client := NewClient(opts.Connections)
+	conns := opts.Connections
+	if sc.besideConns > 0 {
+		conns = sc.besideConns
+	}
+	client := NewClient(conns)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		side := Load{Client: client, Connections: opts.Connections, Duration: opts.Duration + time.Minute,
+		side := Load{Client: client, Connections: conns, Duration: opts.Duration + time.Minute,
 			NewRequest: spread(sc.beside, nodes)}
 		_, _ = side.Run(ctx) // ends when the scenario does
 	}()
@@ -414,8 +418,10 @@ type scenario struct {
 	name  string
 	build func(ctx context.Context, rng *rand.Rand) (*http.Request, error)
 	// beside, when set, is sent unmeasured by as many more connections
-	// while the scenario runs: the load it is measured beside.
-	beside func(ctx context.Context, rng *rand.Rand) (*http.Request, error)
+	// (besideConns when not 0) while the scenario runs: the load it is
+	// measured beside.
+	beside      func(ctx context.Context, rng *rand.Rand) (*http.Request, error)
+	besideConns int
 }
 
 func get(url string) func(context.Context, *rand.Rand) (*http.Request, error) {
@@ -519,6 +525,10 @@ func scenarios(client *http.Client, folioURL, helloURL string, ids []int64, logi
 		}
 		return http.NewRequestWithContext(ctx, http.MethodGet, api+"/posts", nil)
 	}})
+	// A popular page read while one client writes: every create retires
+	// the response cache, and the readers who miss it at once wait for
+	// one of them to make the page again.
+	list = append(list, scenario{name: "GET /posts beside creates", build: get(api + "/posts"), beside: create, besideConns: 1})
 	return list
 }
 

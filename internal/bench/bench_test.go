@@ -242,6 +242,7 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		{"POST /posts (same title)", "POST", "/api/svc/v2/posts"},
 		{"mixed (95% reads, 5% creates)", "", ""}, // TestMixedScenario
 		{"GET /posts after a write", "GET", "/api/svc/v2/posts"},
+		{"GET /posts beside creates", "GET", "/api/svc/v2/posts"},
 	}
 	if len(scs) != len(want) {
 		t.Fatalf("%d scenarios, want %d", len(scs), len(want))
@@ -276,8 +277,16 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		if got.method != w.method || !strings.HasPrefix(got.uri, w.uri) || (exact && got.uri != w.uri) {
 			t.Errorf("%s sent %s %s, want %s %s", w.name, got.method, got.uri, w.method, w.uri)
 		}
-		if beside := scs[i].beside; (beside != nil) != (w.name == "GET /posts beside two-word searches") {
+		if beside := scs[i].beside; (beside != nil) != strings.Contains(w.name, " beside ") {
 			t.Errorf("%s: load beside it %v", w.name, beside != nil)
+		} else if w.name == "GET /posts beside creates" {
+			req, err := beside(context.Background(), rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req.Method != "POST" || req.URL.Path != "/api/svc/v2/posts" || scs[i].besideConns != 1 {
+				t.Errorf("%s: beside it %s %s on %d connections, want creates on one", w.name, req.Method, req.URL, scs[i].besideConns)
+			}
 		} else if beside != nil {
 			req, err := beside(context.Background(), rng)
 			if err != nil {

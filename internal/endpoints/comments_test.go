@@ -365,11 +365,29 @@ func TestCommentsOnUnreadablePostsAreHidden(t *testing.T) {
 	if got := ids(r.Array()); len(got) != 4 || r.Header.Get("X-API-Total") != "4" {
 		t.Errorf("editor: got %v", got)
 	}
-	// With a page of one, the totals are counted (a visitor's from the
-	// kept comment counts), not taken from the page, and stay the same.
-	for role, want := range map[string]string{"": "1", "subscriber": "1", "contributor": "1", "author": "3", "editor": "4"} {
+	// With a page of one, the totals are counted (a visitor's and an
+	// editor's from the kept comment counts), not taken from the page,
+	// and stay the same.
+	for role, want := range map[string]string{"": "1", "subscriber": "1", "contributor": "1", "author": "3", "editor": "4", "administrator": "4"} {
 		if total := e.do("GET", comments+"?per_page=1", role).Header.Get("X-API-Total"); total != want {
 			t.Errorf("%q: X-API-Total %s with a page of one, want %s", role, total, want)
+		}
+	}
+	// Comments waiting for moderation, on a published post and on a draft:
+	// the moderators' totals of them, and nobody else's.
+	for _, p := range []int64{pub.ID, draft.ID} {
+		held := e.mkComment("editor", map[string]any{"post": p, "content": "held"})
+		e.do("POST", cpath(held), "editor", map[string]any{"status": "hold"}).WantStatus(200)
+	}
+	for role, want := range map[string]string{"editor": "2", "administrator": "2"} {
+		r := e.do("GET", comments+"?per_page=1&status=hold", role).WantStatus(200)
+		if total := r.Header.Get("X-API-Total"); total != want {
+			t.Errorf("%q: X-API-Total %s of held comments, want %s", role, total, want)
+		}
+	}
+	for role, want := range map[string]string{"": "1", "author": "3", "editor": "4"} {
+		if total := e.do("GET", comments+"?per_page=1", role).Header.Get("X-API-Total"); total != want {
+			t.Errorf("%q: X-API-Total %s beside held comments, want %s", role, total, want)
 		}
 	}
 	e.do("GET", cpath(onDraft), "").WantError(401, "rest_cannot_read_post")

@@ -313,3 +313,46 @@ func TestReadOnlyServersCountSearches(t *testing.T) {
 		t.Error("kept through a read-only server")
 	}
 }
+
+// TestBulkLoadsDropKeptSearches: a bulk load drops the kept searches, so
+// that the posts it loads are not matched against them, keeps none while
+// it runs, and the searches are kept again, exact, by their next counts.
+func TestBulkLoadsDropKeptSearches(t *testing.T) {
+	t.Parallel()
+	s := newKeptSite(t)
+	ctx := context.Background()
+	for i := range 10 {
+		s.insert(&store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Post %d", i), Content: "alpha"})
+	}
+	s.keep("alpha")
+	s.insert(&store.Post{Type: "post", Status: "publish", Title: "Counted", Content: "alpha"})
+	slots := func() int64 {
+		var n int64
+		if err := s.db.Pool().QueryRow(ctx, `SELECT COALESCE(SUM(x), 0)::bigint FROM search_kept_counts, unnest(n) AS x WHERE slot >= 0`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := slots()
+	err := s.db.BulkLoad(ctx, func(ctx context.Context) error {
+		if _, kept, err := s.db.KeepSearch(ctx, []string{"alpha"}, []string{"post"}, []string{"publish"}); err != nil || kept {
+			t.Errorf("kept during a bulk load (%v)", err)
+		}
+		var bulk []*store.Post
+		for i := range 20 {
+			bulk = append(bulk, &store.Post{Type: "post", Status: "publish", Title: fmt.Sprintf("Bulk %d", i), Content: "alpha"})
+		}
+		return s.db.InsertPosts(ctx, bulk)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, kept, err := s.db.KeptSearch(ctx, []string{"alpha"}, []string{"post"}, []string{"publish"}); err != nil || kept {
+		t.Errorf("still kept after a bulk load (%v)", err)
+	}
+	if after := slots(); after != before {
+		t.Errorf("the load's posts were counted for kept searches: slots %d, then %d", before, after)
+	}
+	s.keep("alpha")
+	s.check("kept again", []string{"alpha"})
+}

@@ -141,7 +141,7 @@ func (f *flights) join(key string, version int64) (done chan struct{}, lead bool
 }
 
 // land ends the flight of key at version: its answer is kept, or will not
-// be (an error, a HEAD request, a body too large).
+// be (an error, a 304 answer, a body too large).
 func (f *flights) land(key string, version int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -268,9 +268,11 @@ func (c *conns) countKept(ctx context.Context, pos int, words, types, statuses [
 			pos, words).Scan(&ok); err != nil || !ok {
 			return err
 		}
-		// The matches per type and status, planned for the words (as
-		// CommonSearchCount: the ids from posts_type_status_date, the
-		// protected posts left out through posts_protected).
+		// The matches per type and status, planned for the words (run
+		// as pgx's unnamed statement, as PlanEach does): the planner
+		// reads the posts' ids, types and statuses from
+		// posts_type_status_date and leaves the protected ones out
+		// through posts_protected.
 		counts := map[[2]string]int64{}
 		var kind [2]string
 		var k int64

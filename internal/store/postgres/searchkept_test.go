@@ -173,6 +173,21 @@ func TestKeptSearchTotalsFollowEveryWrite(t *testing.T) {
 	s.update(posts[9], func(p *store.Post) { p.Title = "Zeta" })
 	s.check("updated", searches...)
 
+	// An edit of markup alone leaves the words, and writes no count.
+	versions := func() string {
+		var v string
+		if err := s.db.Pool().QueryRow(ctx, `SELECT COALESCE(string_agg(xmin::text, ',' ORDER BY type, status, slot), '') FROM search_kept_counts`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := versions()
+	s.update(posts[10], func(p *store.Post) { p.Content = "<p>" + p.Content + "</p>" })
+	if after := versions(); after != before {
+		t.Errorf("an edit that left the words wrote the counts: %s, then %s", before, after)
+	}
+	s.check("markup edited", searches...)
+
 	s.exec(`UPDATE posts SET status = 'draft' WHERE id IN ($1, $2, $3)`, posts[12].ID, posts[15].ID, posts[18].ID)
 	s.exec(`UPDATE posts SET content = content || ' zeta', type = 'page' WHERE id = $1`, posts[21].ID)
 	s.exec(`UPDATE posts SET password = 'x' WHERE id = $1`, posts[24].ID)

@@ -65,7 +65,7 @@ $$;
 -- sign times under its type and status: one upsert for each run of posts
 -- of one type and status (a create: one; a change of text within a type
 -- and status: one). Each post's words are matched against every kept
--- search by a scan of search_kept (a few hundred rows at most). The
+-- search by a scan of search_kept (128 rows at most). The
 -- caller leaves out the words of posts with a password.
 CREATE FUNCTION folio_search_kept_count(in_types text[], in_statuses text[], in_words tsvector[], in_signs integer[]) RETURNS void
 	LANGUAGE plpgsql
@@ -107,13 +107,17 @@ $$;
 
 -- folio_search_kept_move takes a post's old words out under its old type
 -- and status and adds its new ones under the new (NULL: none); words of
--- a post with a password are not counted.
+-- a post with a password are not counted. A change that leaves the words
+-- and what they count under alone (an edit of markup or punctuation)
+-- writes nothing.
 CREATE FUNCTION folio_search_kept_move(old_type text, old_status text, old_password text, old_words tsvector,
 	new_type text, new_status text, new_password text, new_words tsvector) RETURNS void
 	LANGUAGE plpgsql
 	AS $$
 BEGIN
-	IF NOT EXISTS (SELECT 1 FROM search_kept) THEN
+	IF old_words IS NOT DISTINCT FROM new_words AND old_type IS NOT DISTINCT FROM new_type
+		AND old_status IS NOT DISTINCT FROM new_status AND (old_password = '') IS NOT DISTINCT FROM (new_password = '')
+		OR NOT EXISTS (SELECT 1 FROM search_kept) THEN
 		RETURN;
 	END IF;
 	PERFORM folio_search_kept_count(ARRAY[old_type, new_type], ARRAY[old_status, new_status],

@@ -124,8 +124,8 @@ func (dialect) PostSearch(a *sqlstore.Args, words []string, _ bool) string {
 // a window is a few hundred posts (sqlstore.listSearchFirstWindow), for
 // which a lookup each costs less than the index's whole list of a common
 // word; lo and hi are not needed.
-func (dialect) SearchWithin(a *sqlstore.Args, words []string, _, _ string) string {
-	return `(SELECT post_search.words FROM post_search WHERE post_search.post_id = posts.id) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`
+func (dialect) SearchWithin(a *sqlstore.Args, words []string, id, _, _ string) string {
+	return `(SELECT post_search.words FROM post_search WHERE post_search.post_id = ` + id + `) @@ ` + a.Add(prefixQuery(words)) + `::tsquery`
 }
 
 // CommonSearchCount counts a common search's unprotected matches from

@@ -274,8 +274,8 @@ func (dialect) FieldsSearch(a *sqlstore.Args, words []string, cols ...string) st
 	return `folio_search_fields(` + a.Add(strings.Join(words, " ")) + `, ` + strings.Join(cols, ", ") + `)`
 }
 
-func (dialect) SearchWithin(a *sqlstore.Args, words []string, lo, hi string) string {
-	return `posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + ftsQuery(a, words) +
+func (dialect) SearchWithin(a *sqlstore.Args, words []string, id, lo, hi string) string {
+	return id + ` IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ` + ftsQuery(a, words) +
 		` AND rowid >= ` + lo + ` AND rowid <= ` + hi + `)`
 }
 

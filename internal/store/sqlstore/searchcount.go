@@ -49,11 +49,12 @@ type CommonSearchCounter interface {
 // SearchWindower is a Dialect that can tell which posts of a window of
 // the collection (listSearchWindowed) a search matches.
 type SearchWindower interface {
-	// SearchWithin returns the condition that posts.id is among the posts
-	// whose indexed words every one of words begins, looking only at the
-	// ids from lo to hi (SQL expressions) in the index, or asking the
-	// index about each post of the window where it has no cheaper way.
-	SearchWithin(a *Args, words []string, lo, hi string) string
+	// SearchWithin returns the condition that the post id (an SQL
+	// expression) is among the posts whose indexed words every one of
+	// words begins, looking only at the ids from lo to hi (SQL
+	// expressions) in the index, or asking the index about each post of
+	// the window where it has no cheaper way.
+	SearchWithin(a *Args, words []string, id, lo, hi string) string
 }
 
 // maxSearchKinds bounds the type × status pairs a search total names.
@@ -346,23 +347,26 @@ func windowable(d Dialect, q *store.PostQuery) bool {
 	return !anyStatus && len(own) == 0
 }
 
-// listSearchWindowed lists a search page in date order in one statement
-// of three plans, chosen by the number of posts the words match: up to
+// listSearchWindowed lists a search page in date order by one of three
+// plans, chosen by the number of posts the words match: up to
 // adaptiveMatches, the matches are looked up by id and sorted; up to
 // windowMatches, the order is walked and each post checked against the
 // matches; beyond, the page comes from a window of the collection: its
 // first K posts in date order (an index walk), of which the full-text
 // index is asked only about the ids between the smallest and the
 // largest. When the window holds the page, it is the page (it is the
-// start of the same order). When it does not, a second statement tells
-// whether the window plan ran; if so, windows windowGrowth times larger
-// follow until the page is full or the collection ends. A word in most
-// posts is answered from the first window, where the plain plan would
-// list its every match first; ids that follow dates (most sites) keep
-// each window's slice of the index small.
+// start of the same order), whatever the number of matches: past
+// adaptiveMatches, a first window of at most firstWindowMax posts is
+// tried before the matches are counted up to windowMatches, in the
+// statement that counts them up to adaptiveMatches. When a window does
+// not hold the page and the matches are more than windowMatches, windows
+// windowGrowth times larger follow until the page is full or the
+// collection ends. A word in most posts is answered from the first
+// window, where the plain plan would list its every match first; ids
+// that follow dates (most sites) keep each window's slice of the index
+// small.
 func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words []string) ([]*store.Post, error) {
 	sc := o.db.d.(SearchCounter)
-	order := o.db.postOrder(q, &Args{})
 	plain := *q
 	plain.Search, plain.SearchPassword, plain.SearchProtected = "", "", nil
 	k := int64(q.Offset+q.Limit) * windowStart
@@ -376,26 +380,37 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 	if known && kept > int64(o.db.searchMany) {
 		return o.listSearchWindows(ctx, sc, &plain, q, words, k, false)
 	}
+	first := k <= firstWindowMax // the window is tried before counting up to searchMany
 	a := &Args{}
-	few := o.db.d.SearchMatches(a, words, o.db.searchFew)
-	many := o.db.d.SearchMatches(a, words, o.db.searchMany)
+	// The bounded counts, once each for the statement (a subquery written
+	// in each LIMIT would run in each).
+	counts := `counts AS MATERIALIZED (SELECT (` + o.db.d.SearchMatches(a, words, o.db.searchFew) + `) AS few`
+	if !first {
+		counts += `, (` + o.db.d.SearchMatches(a, words, o.db.searchMany) + `) AS many`
+	}
+	counts += `)`
+	few := `(SELECT few FROM counts) <= ` + strconv.Itoa(o.db.searchFew)
+	many := `(SELECT many FROM counts) <= ` + strconv.Itoa(o.db.searchMany)
 	lim := a.Add(int64(q.Limit))
 	off := a.Add(int64(q.Offset))
-	limit := func(test string) string {
-		return ` LIMIT CASE WHEN (` + few + `) <= ` + strconv.Itoa(o.db.searchFew) + ` THEN ` + test[0:1] +
-			` WHEN (` + many + `) <= ` + strconv.Itoa(o.db.searchMany) + ` THEN ` + test[1:2] + ` ELSE ` + test[2:3] +
-			` END * ` + lim + ` OFFSET ` + off
+	limit := func(when string) string {
+		return ` LIMIT CASE WHEN ` + when + ` THEN ` + lim + ` ELSE 0 END OFFSET ` + off
 	}
-	byID := o.db.postFilter(q, a, true)
-	walk := o.db.postFilter(q, a, false)
-	window, windowCTE := o.searchWindow(sc, &plain, q, words, a, k)
+	order := o.db.postOrder(q, a)
+	byID := `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + o.db.postFilter(q, a, true).where() + order + limit(few) + `)`
+	cand, window := o.searchWindow(sc, &plain, q, words, a, k)
+	query := `WITH ` + cand + `, ` + counts + ` ` + byID
+	if first {
+		query += ` UNION ALL SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (` + window + limit(`NOT `+few) + `)` + order
+	} else {
+		walk := `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + o.db.postFilter(q, a, false).where() + order + limit(`NOT `+few+` AND `+many) + `)`
+		query += ` UNION ALL ` + walk + ` UNION ALL SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (` + window +
+			limit(`NOT `+few+` AND NOT `+many) + `)` + order
+	}
 	leave, err := o.windowTurn(ctx, k)
 	if err != nil {
 		return nil, o.db.fail("list posts", err)
 	}
-	query := windowCTE + `SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + byID.where() + order + limit("100") + `)
-		UNION ALL SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + walk.where() + order + limit("010") + `)
-		UNION ALL SELECT * FROM (SELECT ` + o.cols() + ` FROM posts` + window.where() + order + limit("001") + `)` + order
 	var out []*store.Post
 	err = collect(ctx, o.reader(), &out, scanPost, query, a.vals...)
 	leave()
@@ -406,16 +421,29 @@ func (o ops) listSearchWindowed(ctx context.Context, q *store.PostQuery, words [
 		return out, nil
 	}
 	// Fewer posts than a page: the end of the matches, or a window too
-	// small. Only the window plan can have missed posts.
+	// small. Only a window can have missed posts.
 	a = &Args{}
-	var n int64
-	if err := o.reader().queryRow(ctx, `SELECT (`+o.db.d.SearchMatches(a, words, o.db.searchMany)+`)`, a.vals...).Scan(&n); err != nil {
+	var nFew, nMany int64
+	err = o.reader().queryRow(ctx, `SELECT (`+o.db.d.SearchMatches(a, words, o.db.searchFew)+`), (`+
+		o.db.d.SearchMatches(a, words, o.db.searchMany)+`)`, a.vals...).Scan(&nFew, &nMany)
+	if err != nil {
 		return nil, o.db.fail("list posts", err)
 	}
-	if n <= int64(o.db.searchMany) {
-		return out, nil
+	switch {
+	case nFew <= int64(o.db.searchFew) || (!first && nMany <= int64(o.db.searchMany)):
+		return out, nil // the matches by id, or the walk
+	case nMany > int64(o.db.searchMany):
+		return o.listSearchWindows(ctx, sc, &plain, q, words, k, true)
 	}
-	return o.listSearchWindows(ctx, sc, &plain, q, words, k, true)
+	// The first window did not hold the page of a search in fewer than
+	// searchMany posts: the walk.
+	a = &Args{}
+	query = `SELECT ` + o.cols() + ` FROM posts` + o.db.postFilter(q, a, false).where() + o.db.postOrder(q, a) + o.db.limitClause(q.Limit, q.Offset, a)
+	out = out[:0]
+	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
+		return nil, o.db.fail("list posts", err)
+	}
+	return out, nil
 }
 
 // listSearchWindows lists a search page from windows of the collection
@@ -519,12 +547,11 @@ func (o ops) listSearchFirstWindow(ctx context.Context, q *store.PostQuery, word
 // first k posts of plain's collection (searchWindow), in one statement.
 func (o ops) windowPage(ctx context.Context, sw SearchWindower, plain, q *store.PostQuery, words []string, k int64, out []*store.Post) ([]*store.Post, error) {
 	a := &Args{}
-	window, windowCTE := o.searchWindow(sw, plain, q, words, a, k)
+	cand, window := o.searchWindow(sw, plain, q, words, a, k)
 	// The page's ids first: the window's posts are sorted without their
 	// text.
-	order := o.db.postOrder(q, a)
-	query := windowCTE + `SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (SELECT posts.id FROM posts` + window.where() + order +
-		o.db.limitClause(q.Limit, q.Offset, a) + `)` + order
+	query := `WITH ` + cand + ` SELECT ` + o.cols() + ` FROM posts WHERE posts.id IN (` + window +
+		o.db.limitClause(q.Limit, q.Offset, a) + `)` + o.db.postOrder(q, a)
 	if err := collect(ctx, o.reader(), &out, scanPost, query, a.vals...); err != nil {
 		return nil, o.db.fail("list posts", err)
 	}
@@ -547,15 +574,17 @@ func (o ops) windowTurn(ctx context.Context, k int64) (leave func(), err error) 
 	return o.costlyTurn(ctx, k > int64(o.db.windowGated))
 }
 
-// searchWindow returns the WITH clause of the window of the first k posts
-// of plain's collection in q's order, and the condition that a post is in
-// it, matches the search's words (asking the index only about the ids
-// the window spans) and may be listed.
-func (o ops) searchWindow(sc SearchWindower, plain, q *store.PostQuery, words []string, a *Args, k int64) (*cond, string) {
-	with := `WITH cand AS (SELECT id FROM posts` + o.db.postWhere(plain, a).where() + o.db.postOrder(q, a) + ` LIMIT ` + a.Add(k) + `) `
-	c := o.db.newCond(a)
-	c.add(`posts.id IN (SELECT id FROM cand)`)
-	c.add(sc.SearchWithin(a, words, `(SELECT MIN(id) FROM cand)`, `(SELECT MAX(id) FROM cand)`))
-	c.add(searchReadable(o.db.d, a, q, words))
-	return c, with
+// searchWindow returns the definition of the common table cand, the
+// first k posts of plain's collection in q's order (their ids and dates:
+// an index walk), and the statement selecting the ids of those that match
+// the search's words (asking the index only about the ids the window
+// spans) and may be listed, in q's order. A post without a password is
+// listed without reading its row.
+func (o ops) searchWindow(sw SearchWindower, plain, q *store.PostQuery, words []string, a *Args, k int64) (cte, ids string) {
+	order := o.db.postOrder(q, a) // date and id, which cand holds
+	cte = `cand AS (SELECT id, date FROM posts` + o.db.postWhere(plain, a).where() + order + ` LIMIT ` + a.Add(k) + `)`
+	ids = `SELECT cand.id FROM cand WHERE ` + sw.SearchWithin(a, words, `cand.id`, `(SELECT MIN(id) FROM cand)`, `(SELECT MAX(id) FROM cand)`) +
+		` AND (cand.id NOT IN (SELECT pp.id FROM posts pp WHERE pp.password <> '')` +
+		` OR EXISTS (SELECT 1 FROM posts WHERE posts.id = cand.id AND ` + searchReadable(o.db.d, a, q, words) + `))` + order
+	return cte, ids
 }

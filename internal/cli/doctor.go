@@ -163,7 +163,7 @@ func reportVacuum(w io.Writer, off []string) {
 			what[i] = "the server (autovacuum or track_counts)"
 		}
 	}
-	fmt.Fprintf(w, "autovacuum: OFF for %s; warning: post_counts, term_counts, term_post_counts, comment_counts, search_kept_counts, rate_limits and sessions change rows on most writes and requests, and without vacuum the old versions of those rows are never reclaimed (turn autovacuum on)\n", strings.Join(what, ", "))
+	fmt.Fprintf(w, "autovacuum: OFF for %s; warning: post_counts, term_counts, term_post_counts, author_post_counts, comment_counts, search_kept_counts, rate_limits and sessions change rows on most writes and requests, and without vacuum the old versions of those rows are never reclaimed (turn autovacuum on)\n", strings.Join(what, ", "))
 }
 
 // orphanBatch is how many upload files doctor looks up in one query.

@@ -272,7 +272,7 @@ func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-			AND table_name NOT IN ('schema_migrations', 'post_search', 'post_counts', 'term_counts', 'term_post_counts', 'comment_counts', 'search_kept', 'search_kept_counts', 'auth_generation', 'site_generation', 'slug_hints')`,
+			AND table_name NOT IN ('schema_migrations', 'post_search', 'post_counts', 'term_counts', 'term_post_counts', 'author_post_counts', 'comment_counts', 'search_kept', 'search_kept_counts', 'auth_generation', 'site_generation', 'slug_hints')`,
 		// term_relationships names terms without a foreign key (migration
 		// 0026): it still comes after terms, as in the other stores.
 		ForeignKeys: `SELECT f.relname, t.relname FROM pg_constraint c

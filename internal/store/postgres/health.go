@@ -36,8 +36,9 @@ func (db *DB) PoolStats() []store.PoolStats {
 // "server" when the server's autovacuum (or track_counts, which it needs)
 // is off, and each table of the schema whose autovacuum_enabled storage
 // parameter is off. Folio's count and bucket tables (post_counts,
-// term_counts, term_post_counts, comment_counts, search_kept_counts,
-// rate_limits, sessions) change a row on most writes or requests; without
+// term_counts, term_post_counts, author_post_counts, comment_counts,
+// search_kept_counts, rate_limits, sessions) change a row on most writes
+// or requests; without
 // vacuum their dead row versions are never reclaimed.
 func (db *DB) VacuumOff(ctx context.Context) ([]string, error) {
 	var off []string

@@ -365,7 +365,7 @@ func (dialect) JSONObject(key, val string) string {
 func (dialect) Catalog() sqlstore.Catalog {
 	return sqlstore.Catalog{
 		Tables: `SELECT name FROM sqlite_master WHERE type = 'table'
-			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts', 'term_post_counts', 'comment_counts', 'search_terms', 'posts_fts_queue', 'search_totals', 'auth_generation', 'site_generation', 'slug_hints')
+			AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'store_version', 'post_counts', 'term_post_counts', 'author_post_counts', 'comment_counts', 'search_terms', 'posts_fts_queue', 'search_totals', 'auth_generation', 'site_generation', 'slug_hints')
 			AND name NOT LIKE '%\_fts' ESCAPE '\' AND name NOT LIKE '%\_fts\_%' ESCAPE '\'`,
 		ForeignKeys: `SELECT m.name, f."table" FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
 			WHERE m.type = 'table'`,

@@ -70,6 +70,19 @@ func termCountable(q *store.PostQuery) bool {
 	return countsOnly(&rest)
 }
 
+// authorCountable reports whether q's total can come from
+// author_post_counts (kept by triggers, migration 0035): q filters on one
+// author, and otherwise on type, status and visibility alone, as an
+// author's archive does.
+func authorCountable(q *store.PostQuery) bool {
+	if len(q.Authors) != 1 {
+		return false
+	}
+	rest := *q
+	rest.Authors = nil
+	return countsOnly(&rest)
+}
+
 // countsWhere returns the conditions on the type and status of post_counts
 // or term_post_counts that q's types and the statuses all (any when
 // anyStatus) select, after the conditions already in c.
@@ -84,8 +97,9 @@ func countsWhere(c *cond, q *store.PostQuery, all []string, anyStatus bool) stri
 }
 
 // countFromCounts counts the posts of a countsOnly query, or of a
-// termCountable one, in one statement: the post_counts rows (or the term's
-// term_post_counts rows) of the statuses everybody's posts count under,
+// termCountable or authorCountable one, in one statement: the post_counts
+// rows (or the term's term_post_counts rows, or the author's
+// author_post_counts rows) of the statuses everybody's posts count under,
 // plus the owner's own posts in the statuses only they count under (an
 // index-only count on posts_author, which checks each of those posts' link
 // to the term).
@@ -100,13 +114,18 @@ func (o ops) countFromCounts(ctx context.Context, q *store.PostQuery) (int64, er
 	if anyStatus || len(all) > 0 {
 		c := o.db.newCond(a)
 		table := `post_counts`
-		if term != nil {
+		switch {
+		case term != nil:
 			table = `term_post_counts`
 			c.add(`term_id IN (` + termMatch(o.db.d, a, *term) + `)`)
+		case len(q.Authors) == 1:
+			table = `author_post_counts`
+			c.add(`author = ` + a.Add(q.Authors[0]))
 		}
 		sum = `COALESCE((SELECT CAST(SUM(n) AS BIGINT) FROM ` + table + countsWhere(c, q, all, anyStatus) + `), 0)`
 	}
-	if len(own) > 0 {
+	// In another author's archive, none of the owner's posts.
+	if len(own) > 0 && (len(q.Authors) == 0 || q.Authors[0] == q.Visibility.Owner) {
 		c := o.db.newCond(a)
 		c.add(`author = ` + a.Add(q.Visibility.Owner))
 		if len(q.Types) > 0 {

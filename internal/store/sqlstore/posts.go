@@ -380,11 +380,12 @@ func (o ops) listSearch(ctx context.Context, q *store.PostQuery, a *Args, guard 
 // CountPosts counts the posts q selects, ignoring its order and page.
 //
 // A query on type, status and visibility alone is answered from
-// post_counts, and one that also filters on a single term from
-// term_post_counts, which triggers keep exact, so that its cost does not
-// grow with the number of posts.
+// post_counts, one that also filters on a single term from
+// term_post_counts, and one that also filters on a single author from
+// author_post_counts, which triggers keep exact, so that its cost does
+// not grow with the number of posts.
 func (o ops) CountPosts(ctx context.Context, q store.PostQuery) (int64, error) {
-	if countsOnly(&q) || termCountable(&q) {
+	if countsOnly(&q) || termCountable(&q) || authorCountable(&q) {
 		return o.countFromCounts(ctx, &q)
 	}
 	if n, ok, err := o.countSearch(ctx, &q); ok {

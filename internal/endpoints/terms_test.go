@@ -906,3 +906,73 @@ func TestTermTotalsFollowWhatEachRoleMayList(t *testing.T) {
 		t.Errorf("filter[tag]=red: X-API-Total %s, want 2", total)
 	}
 }
+
+// TestAuthorTotalsFollowWhatEachRoleMayList: the total of an author's
+// archive (?author=, kept per author, type and status, plus a signed-in
+// author's own posts in their own archive) is what each role may list of
+// it, through an author change and a deletion: another author's drafts
+// and private posts stay out of a reader's total as they stay out of its
+// list.
+func TestAuthorTotalsFollowWhatEachRoleMayList(t *testing.T) {
+	e := newEnv(t)
+	author, contributor := e.ID("author"), e.ID("contributor")
+	pub := e.createPost("author", "post", nil).ID
+	protected := e.createPost("author", "post", map[string]any{"password": "sesame"}).ID
+	ownDraft := e.createPost("author", "post", map[string]any{"status": "draft"}).ID
+	private := e.createPost("editor", "post", map[string]any{"status": "private", "author": author}).ID
+	moved := e.createPost("editor", "post", nil).ID
+	e.createPost("editor", "post", nil) // another author's
+	othersDraft := e.createPost("contributor", "post", map[string]any{"status": "draft"}).ID
+	check := func(step string, cases []struct {
+		role, query string
+		want        []int64
+	}) {
+		t.Helper()
+		for _, tt := range cases {
+			r := e.do("GET", fmt.Sprintf("%s?orderby=id&order=asc&per_page=100%s", posts, tt.query), tt.role)
+			if r.Status != 200 {
+				if tt.want != nil {
+					t.Errorf("%s: %q%s: %d %s", step, tt.role, tt.query, r.Status, r.Body)
+				}
+				continue
+			}
+			got := ids(r.Array())
+			if !reflect.DeepEqual(got, tt.want) && !(len(got) == 0 && tt.want == nil) {
+				t.Errorf("%s: %q%s: listed %v, want %v", step, tt.role, tt.query, got, tt.want)
+			}
+			// A page of one post: the total is counted, not the page's.
+			one := e.do("GET", fmt.Sprintf("%s?per_page=1%s", posts, tt.query), tt.role)
+			if total := one.Header.Get("X-API-Total"); total != fmt.Sprint(len(got)) {
+				t.Errorf("%s: %q%s: X-API-Total %s for %d posts listed", step, tt.role, tt.query, total, len(got))
+			}
+		}
+	}
+	byAuthor := fmt.Sprintf("&author=%d", author)
+	check("created", []struct {
+		role, query string
+		want        []int64
+	}{
+		{"", byAuthor, []int64{pub, protected}},
+		{"subscriber", byAuthor, []int64{pub, protected}},
+		{"author", byAuthor, []int64{pub, protected}},
+		{"author", byAuthor + "&status=draft", []int64{ownDraft}},
+		{"contributor", byAuthor + "&status=draft", nil}, // another author's drafts: refused or empty
+		{"editor", byAuthor + "&status=draft", []int64{ownDraft}},
+		{"editor", byAuthor + "&status=private", []int64{private}},
+		{"", byAuthor + "&status=private", nil},
+		{"contributor", fmt.Sprintf("&author=%d&status=draft", contributor), []int64{othersDraft}},
+		{"author", fmt.Sprintf("&author=%d&status=draft", contributor), nil},
+	})
+	e.do("POST", fmt.Sprintf("%s/%d", posts, moved), "editor", map[string]any{"author": author}).WantStatus(200)
+	e.do("DELETE", fmt.Sprintf("%s/%d?force=true", posts, pub), "editor").WantStatus(200)
+	check("an author changed, a post deleted", []struct {
+		role, query string
+		want        []int64
+	}{
+		{"", byAuthor, []int64{protected, moved}},
+		{"author", byAuthor, []int64{protected, moved}},
+		{"author", byAuthor + "&status=draft", []int64{ownDraft}},
+		{"editor", byAuthor + "&status=draft", []int64{ownDraft}},
+		{"editor", byAuthor + "&status=private", []int64{private}},
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/storetest"
@@ -21,18 +20,7 @@ func TestAuthorTotalsAreKept(t *testing.T) {
 	t.Parallel()
 	db, exec := openSQLRaw(t)
 	ctx := context.Background()
-	statuses := []string{"publish", "draft", "private", "pending", "trash"}
-	var posts []*store.Post
-	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for k := range 40 {
-		d := start.Add(time.Duration(k) * time.Hour)
-		p := &store.Post{Type: []string{"post", "page"}[k%4/3], Status: statuses[k%len(statuses)], Author: int64(1 + k%3),
-			Title: fmt.Sprintf("Post %d", k), Slug: fmt.Sprintf("post-%d", k), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
-		if err := db.InsertPost(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		posts = append(posts, p)
-	}
+	posts := totalsPosts(t, db)
 	check := func(step string) {
 		t.Helper()
 		for _, authors := range [][]int64{{1}, {2}, {3}, {4}, {1, 2}} {
@@ -41,18 +29,7 @@ func TestAuthorTotalsAreKept(t *testing.T) {
 					for _, st := range [][]string{nil, {"publish"}, {"draft", "trash"}} {
 						for _, exclude := range [][]int64{nil, {3}} {
 							q := store.PostQuery{Types: types, Statuses: st, Visibility: v, Authors: authors, AuthorExclude: exclude}
-							n, err := db.CountPosts(ctx, q)
-							if err != nil {
-								t.Fatalf("%s: count: %v", step, err)
-							}
-							list, err := db.ListPosts(ctx, q)
-							if err != nil {
-								t.Fatalf("%s: list: %v", step, err)
-							}
-							if n != int64(len(list)) {
-								t.Errorf("%s: authors %v (not %v), types %v, statuses %v, visibility %+v: total %d, %d posts listed",
-									step, authors, exclude, types, st, v, n, len(list))
-							}
+							totalIsListed(t, db, fmt.Sprintf("%s: authors %v (not %v)", step, authors, exclude), q)
 						}
 					}
 				}
@@ -65,29 +42,23 @@ func TestAuthorTotalsAreKept(t *testing.T) {
 	// the signed-in author's own archive, its own drafts from posts_author.
 	keptOnly := func(who string, q store.PostQuery, ownToo bool) {
 		t.Helper()
-		plans, err := db.Plans(ctx, func(ctx context.Context) error {
+		plan := onePlan(t, db, who+" total", func(ctx context.Context) error {
 			_, err := db.CountPosts(ctx, q)
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(plans) != 1 {
-			t.Fatalf("%d statements for %s total, want 1", len(plans), who)
-		}
 		lite := storetest.Backend() == "sqlite"
 		counts, own := false, false
-		for _, step := range plans[0].Steps {
+		for _, step := range plan.Steps {
 			counts = counts || readsTable(step, lite, "author_post_counts")
 			if readsTable(step, lite, "posts") {
 				own = true
 				if !ownToo {
-					t.Errorf("%s total reads posts: %q\n%s\n%s", who, step, plans[0].SQL, plans[0].String())
+					t.Errorf("%s total reads posts: %q\n%s\n%s", who, step, plan.SQL, plan.String())
 				}
 			}
 		}
 		if !counts || own != ownToo {
-			t.Errorf("%s total: reads author_post_counts %v, posts %v (want %v):\n%s\n%s", who, counts, own, ownToo, plans[0].SQL, plans[0].String())
+			t.Errorf("%s total: reads author_post_counts %v, posts %v (want %v):\n%s\n%s", who, counts, own, ownToo, plan.SQL, plan.String())
 		}
 	}
 	keptOnly("a visitor's", store.PostQuery{Types: []string{"post"}, Visibility: anonSees, Authors: []int64{2}}, false)
@@ -95,21 +66,9 @@ func TestAuthorTotalsAreKept(t *testing.T) {
 	keptOnly("another author's", store.PostQuery{Types: []string{"post"}, Visibility: authorSees, Authors: []int64{3}}, false)
 	keptOnly("the author's own", store.PostQuery{Types: []string{"post"}, Visibility: authorSees, Authors: []int64{2}}, true)
 
-	update := func(p *store.Post, change func(*store.Post)) {
-		t.Helper()
-		change(p)
-		if err := db.UpdatePost(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range posts[:10] {
-		update(p, func(p *store.Post) { p.Status = "publish" })
-	}
-	update(posts[11], func(p *store.Post) { p.Status = "draft" })
-	update(posts[12], func(p *store.Post) { p.Title = "Only the title" })
-	update(posts[14], func(p *store.Post) { p.Type = "page" })
-	update(posts[15], func(p *store.Post) { p.Author = 2 })
-	update(posts[16], func(p *store.Post) { p.Author, p.Status = 3, "private" })
+	changeTotalsPosts(t, db, posts)
+	updatePost(t, db, posts[15], func(p *store.Post) { p.Author = 2 })
+	updatePost(t, db, posts[16], func(p *store.Post) { p.Author, p.Status = 3, "private" })
 	check("statuses, a type and authors changed")
 
 	// Many posts in one statement, and an author changed by SQL.

@@ -598,6 +598,19 @@ func TestCommentCountsTakeTurns(t *testing.T) {
 	}
 }
 
+// onePlan runs fn, which must run one statement, and returns its plan.
+func onePlan(t *testing.T, db *sqlstore.DB, what string, fn func(ctx context.Context) error) sqlstore.Plan {
+	t.Helper()
+	plans, err := db.Plans(context.Background(), fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) != 1 {
+		t.Fatalf("%d statements for %s, want 1", len(plans), what)
+	}
+	return plans[0]
+}
+
 // readsTable reports whether a plan step reads one of tables.
 func readsTable(step string, lite bool, tables ...string) bool {
 	step = strings.TrimSpace(step)

@@ -9,6 +9,65 @@ import (
 	"github.com/folio-server/folio/internal/store"
 )
 
+// totalsPosts inserts the posts the tests of kept totals count: 40 posts
+// and pages (every fourth is a page), of five statuses and three authors
+// in turn, an hour apart.
+func totalsPosts(t *testing.T, db store.Store) []*store.Post {
+	t.Helper()
+	statuses := []string{"publish", "draft", "private", "pending", "trash"}
+	var posts []*store.Post
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for k := range 40 {
+		d := start.Add(time.Duration(k) * time.Hour)
+		p := &store.Post{Type: []string{"post", "page"}[k%4/3], Status: statuses[k%len(statuses)], Author: int64(1 + k%3),
+			Title: fmt.Sprintf("Post %d", k), Slug: fmt.Sprintf("post-%d", k), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
+		if err := db.InsertPost(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		posts = append(posts, p)
+	}
+	return posts
+}
+
+// totalIsListed fails when q's total is not the number of posts q lists.
+func totalIsListed(t *testing.T, db store.Store, what string, q store.PostQuery) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := db.CountPosts(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: count: %v", what, err)
+	}
+	list, err := db.ListPosts(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: list: %v", what, err)
+	}
+	if n != int64(len(list)) {
+		t.Errorf("%s, types %v, statuses %v, visibility %+v: total %d, %d posts listed", what, q.Types, q.Statuses, q.Visibility, n, len(list))
+	}
+}
+
+// updatePost applies change to p and saves it.
+func updatePost(t *testing.T, db store.Store, p *store.Post, change func(*store.Post)) {
+	t.Helper()
+	change(p)
+	if err := db.UpdatePost(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changeTotalsPosts publishes the first ten of totalsPosts' posts, makes
+// the twelfth a draft, retitles the thirteenth and makes the fifteenth a
+// page.
+func changeTotalsPosts(t *testing.T, db store.Store, posts []*store.Post) {
+	t.Helper()
+	for _, p := range posts[:10] {
+		updatePost(t, db, p, func(p *store.Post) { p.Status = "publish" })
+	}
+	updatePost(t, db, posts[11], func(p *store.Post) { p.Status = "draft" })
+	updatePost(t, db, posts[12], func(p *store.Post) { p.Title = "Only the title" })
+	updatePost(t, db, posts[14], func(p *store.Post) { p.Type = "page" })
+}
+
 // TestTermTotalsAreKept: the total of a collection filtered on one term
 // comes from the counts kept per term, type and status (migration 0032),
 // and stays equal to the posts listed through creates, links, status and
@@ -30,17 +89,8 @@ func TestTermTotalsAreKept(t *testing.T) {
 	if err := db.UpdateTerm(ctx, local); err != nil {
 		t.Fatal(err)
 	}
-	statuses := []string{"publish", "draft", "private", "pending", "trash"}
-	var posts []*store.Post
-	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for k := range 40 {
-		d := start.Add(time.Duration(k) * time.Hour)
-		p := &store.Post{Type: []string{"post", "page"}[k%4/3], Status: statuses[k%len(statuses)], Author: int64(1 + k%3),
-			Title: fmt.Sprintf("Post %d", k), Slug: fmt.Sprintf("post-%d", k), Date: d, DateGMT: d, Modified: d, ModifiedGMT: d}
-		if err := db.InsertPost(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		posts = append(posts, p)
+	posts := totalsPosts(t, db)
+	for k, p := range posts {
 		var cats []int64
 		if k%2 == 0 {
 			cats = append(cats, news.ID)
@@ -72,17 +122,7 @@ func TestTermTotalsAreKept(t *testing.T) {
 				for _, types := range [][]string{{"post"}, {"page"}, nil} {
 					for _, st := range [][]string{nil, {"publish"}, {"draft", "trash"}} {
 						q := store.PostQuery{Types: types, Statuses: st, Visibility: v, Terms: []store.TermFilter{f}}
-						n, err := db.CountPosts(ctx, q)
-						if err != nil {
-							t.Fatalf("%s: count: %v", step, err)
-						}
-						list, err := db.ListPosts(ctx, q)
-						if err != nil {
-							t.Fatalf("%s: list: %v", step, err)
-						}
-						if n != int64(len(list)) {
-							t.Errorf("%s: %+v, types %v, statuses %v, visibility %+v: total %d, %d posts listed", step, f, types, st, v, n, len(list))
-						}
+						totalIsListed(t, db, fmt.Sprintf("%s: %+v", step, f), q)
 					}
 				}
 			}
@@ -90,19 +130,7 @@ func TestTermTotalsAreKept(t *testing.T) {
 	}
 	check("created")
 
-	update := func(p *store.Post, change func(*store.Post)) {
-		t.Helper()
-		change(p)
-		if err := db.UpdatePost(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range posts[:10] {
-		update(p, func(p *store.Post) { p.Status = "publish" })
-	}
-	update(posts[11], func(p *store.Post) { p.Status = "draft" })
-	update(posts[12], func(p *store.Post) { p.Title = "Only the title" })
-	update(posts[14], func(p *store.Post) { p.Type = "page" })
+	changeTotalsPosts(t, db, posts)
 	check("statuses and a type changed")
 
 	if err := db.SetPostTerms(ctx, posts[0].ID, "category", []int64{local.ID}); err != nil {

@@ -256,19 +256,21 @@ func Soak(ctx context.Context, opts Options, out io.Writer) (*SoakReport, error)
 			}(w)
 		}
 	}
+	// The writer's counters are read before the first write is sent, so
+	// every create of the soak is in the first interval's difference.
+	lastStat := groupStats{}
+	if metricsURL != "" {
+		lastStat, _ = scrapeGroup(ctx, metricsURL)
+	}
 	drive(SoakReaders, readClient, readBuild, readers, 1)
 	drive(SoakWriters, writeClient, writeBuild, writers, 1000)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 
 	var (
-		walMax   int64 // in the current interval
-		last     = start
-		lastStat = groupStats{}
+		walMax int64 // in the current interval
+		last   = start
 	)
-	if metricsURL != "" {
-		lastStat, _ = scrapeGroup(ctx, metricsURL)
-	}
 	sample := time.NewTicker(soakSampleEvery)
 	defer sample.Stop()
 	for end := opts.SoakInterval; ; end += opts.SoakInterval {

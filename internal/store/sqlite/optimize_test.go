@@ -232,3 +232,133 @@ func TestMigrateForgetsStaleFTSStatistics(t *testing.T) {
 		t.Errorf("sqlite_stat1 keeps %d rows of posts_fts_data (%v)", n, err)
 	}
 }
+
+// pageTermsQuery is the query of a page's terms (sqlstore's postTerms),
+// for posts 1 and 2.
+const pageTermsQuery = `SELECT r.post_id, t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, 0
+	FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (?, ?)`
+
+// connPlan returns the plan of query on one connection, one line each.
+func connPlan(t *testing.T, c *sql.Conn, query string) string {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, detail)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// termsByKey tells whether plan reads a page's links by post and each
+// term by its id, not every term.
+func termsByKey(plan string) bool {
+	return strings.Contains(plan, "SEARCH r USING PRIMARY KEY") && strings.Contains(plan, "SEARCH t USING INTEGER PRIMARY KEY") &&
+		!strings.Contains(plan, "SCAN t")
+}
+
+// everyReaderPlan returns the plan of query on each of the readers' and
+// the writer's connections, all held at once.
+func everyReaderPlan(t *testing.T, db *DB, query string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var plans []string
+	var held []*sql.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range db.c.readers {
+		c, err := db.c.read.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		plans = append(plans, connPlan(t, c, query))
+	}
+	w, err := db.c.write.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held = append(held, w)
+	return append(plans, connPlan(t, w, query))
+}
+
+// TestReadersPlanWithTheStatisticsOfAGrownSite: statistics gathered on a
+// table of one row (a new site's terms: its one category) made SQLite
+// plan a page's terms as a scan of every term, probing the page's links
+// for each (8.6 ms a page with 5,000 tags, growing with them). Such
+// statistics are not kept; and what Optimize refreshes reaches the
+// readers, which serve the pages, and the writer, which checks a new
+// post's terms: a connection loads statistics when it opens, and kept
+// what it loaded for as long as it lived.
+func TestReadersPlanWithTheStatisticsOfAGrownSite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	var small int
+	if err := db.c.read.QueryRow(`SELECT count(*) FROM sqlite_stat1 WHERE CAST(stat AS INTEGER) < ?`, statsMinRows).Scan(&small); err != nil || small != 0 {
+		t.Errorf("a new site keeps %d statistics counted on fewer than %d rows (%v)", small, statsMinRows, err)
+	}
+	for i, plan := range everyReaderPlan(t, db, pageTermsQuery) {
+		if !termsByKey(plan) {
+			t.Errorf("new site, connection %d: page terms planned\n%s\nwant the links by post and the terms by id", i, plan)
+		}
+	}
+	// Optimize analyzes the small tables again (they have no statistics)
+	// and drops what it counted; the connection that counted is not kept.
+	if err := db.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, plan := range everyReaderPlan(t, db, pageTermsQuery) {
+		if !termsByKey(plan) {
+			t.Errorf("new site after Optimize, connection %d: page terms planned\n%s\nwant the links by post and the terms by id", i, plan)
+		}
+	}
+
+	// The statistics an earlier version kept from a new site's migration:
+	// the terms counted with one row (the category).
+	for _, st := range [][2]string{
+		{"terms_taxonomy_id", "1 1 1"}, {"terms_taxonomy_count", "1 1 1 1"}, {"terms_taxonomy_parent", "1 1 1"},
+		{"terms_taxonomy_name", "1 1 1 1"}, {"terms_taxonomy_slug", "1 1 1"},
+	} {
+		if _, err := db.c.write.ExecContext(ctx, `INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('terms', ?, ?)`, st[0], st[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.c.reconnect(ctx); err != nil { // connections that loaded them
+		t.Fatal(err)
+	}
+	if plans := everyReaderPlan(t, db, pageTermsQuery); termsByKey(plans[0]) {
+		t.Fatalf("with the terms counted at one row a reader plans\n%s\nthe test needs the scan of the terms", plans[0])
+	}
+	for i := range 300 {
+		if err := db.InsertTerm(ctx, &store.Term{Taxonomy: "post_tag", Name: "Tag " + strconv.Itoa(i), Slug: "tag-" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var stat string
+	if err := db.c.read.QueryRow(`SELECT stat FROM sqlite_stat1 WHERE tbl = 'terms' AND idx = 'terms_taxonomy_slug'`).Scan(&stat); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(strings.Fields(stat)[0]); n < 300 {
+		t.Errorf("terms statistics %q after Optimize, want a count of at least 300", stat)
+	}
+	for i, plan := range everyReaderPlan(t, db, pageTermsQuery) {
+		if !termsByKey(plan) {
+			t.Errorf("after Optimize, connection %d: page terms planned\n%s\nwant the links by post and the terms by id", i, plan)
+		}
+	}
+}

@@ -141,6 +141,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	r.SetMaxOpenConns(opts.MaxOpenConns)
 	r.SetMaxIdleConns(opts.MaxOpenConns)
+	r.SetConnMaxLifetime(readerMaxLifetime)
 	if err := r.PingContext(ctx); err != nil {
 		r.Close()
 		w.Close()
@@ -205,20 +206,28 @@ const optimizeAnalysisLimit = 1000
 
 // Optimize refreshes the planner statistics SQLite finds stale (PRAGMA
 // optimize, with a bounded analysis), as SQLite recommends doing from time
-// to time in long-running applications. It implements store.Optimizer.
+// to time in long-running applications, and has the readers plan with
+// them. It implements store.Optimizer.
+//
+// A connection loads the statistics when it opens and keeps what it
+// loaded: ANALYZE does not change the schema, so the other connections
+// do not read them again. The writer's connection analyzes; the idle
+// readers are replaced, and a reader busy meanwhile is replaced once it
+// is readerMaxLifetime old.
 func (db *DB) Optimize(ctx context.Context) error {
 	conn, err := db.c.write.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlite: optimize: %w", err)
 	}
 	defer conn.Close()
+	defer db.c.closeIdleReaders()
 	if _, err := conn.ExecContext(ctx, `PRAGMA analysis_limit=`+strconv.Itoa(optimizeAnalysisLimit)); err != nil {
 		return fmt.Errorf("sqlite: optimize: %w", err)
 	}
 	_, err = conn.ExecContext(ctx, `PRAGMA optimize=0x10002`) // every table, not only those this connection queried
 	if err == nil {
-		// This connection counted the rows of FTS5's tables just now:
-		// what it keeps once their statistics are dropped is right.
+		// This connection counted the rows of the tables whose statistics
+		// are dropped just now: what it keeps of them is right.
 		_, err = dropSamples(ctx, conn)
 	}
 	// The connection goes back to the pool: leave it without a limit.
@@ -370,8 +379,8 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 	}
 	// Also the samples an earlier version's analyses left.
-	fts, err := dropSamples(ctx, db.c.write)
-	if err == nil && fts {
+	dropped, err := dropSamples(ctx, db.c.write)
+	if err == nil && dropped {
 		err = db.c.reconnect(ctx)
 	}
 	if err != nil {
@@ -385,6 +394,15 @@ type analyzer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
+
+// readerMaxLifetime bounds how long a reader's connection serves: one
+// opens with the planner statistics as they are then and keeps them
+// (Optimize).
+const readerMaxLifetime = 15 * time.Minute
+
+// statsMinRows is the fewest rows a table's statistics are kept for
+// (dropSamples).
+const statsMinRows = 100
 
 // dropSamples deletes what ANALYZE leaves that misleads the planner, and
 // reloads the statistics without it:
@@ -405,12 +423,20 @@ type analyzer interface {
 //     ids) for each piece a merge deleted: 83% of a create's CPU at 1M
 //     posts. FTS5's statements are written for their keys; without
 //     statistics the planner takes them.
+//   - the statistics of tables analyzed with fewer than statsMinRows
+//     rows. SQLite plans a table it knows to hold one row as a scan, and
+//     a new site's migration analyzes its terms with one (its category):
+//     the terms of a page were a scan of every term, probing the page's
+//     links for each, 8.6 ms a page once the site had 5,000 tags and more
+//     with each tag, until the next analysis reached the connection. On
+//     a table that small any plan is fast; without statistics the planner
+//     takes the keys the queries are written for.
 //
-// The reload leaves a connection the row counts it had loaded for tables
-// that no longer have statistics; ftsStats reports whether statistics of
-// FTS5's tables were dropped, and with them counts a connection opened
-// before may still hold.
-func dropSamples(ctx context.Context, db analyzer) (ftsStats bool, err error) {
+// The reload leaves a connection the row counts it had loaded (or
+// counted, if it analyzed) for tables that no longer have statistics;
+// dropped reports whether statistics were dropped, and with them counts
+// a connection may still hold: the caller replaces the connections.
+func dropSamples(ctx context.Context, db analyzer) (dropped bool, err error) {
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'`).Scan(&n); err != nil || n == 0 {
 		return false, err // nothing analyzed yet
@@ -423,20 +449,22 @@ func dropSamples(ctx context.Context, db analyzer) (ftsStats bool, err error) {
 			return false, err
 		}
 	}
+	// sqlite_stat1's stat starts with the table's row count.
 	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat1 WHERE tbl IN (
 		SELECT v.name || s.suffix FROM sqlite_schema v,
 			(SELECT '_data' AS suffix UNION ALL SELECT '_idx' UNION ALL SELECT '_docsize'
 				UNION ALL SELECT '_config' UNION ALL SELECT '_content') s
-		WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%')`)
+		WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%')
+		OR tbl IN (SELECT tbl FROM sqlite_stat1 GROUP BY tbl HAVING max(CAST(stat AS INTEGER)) < ?)`, statsMinRows)
 	if err != nil {
 		return false, err
 	}
-	dropped, err := res.RowsAffected()
+	rows, err := res.RowsAffected()
 	if err != nil {
 		return false, err
 	}
 	_, err = db.ExecContext(ctx, `ANALYZE sqlite_schema`) // reload the statistics
-	return dropped > 0, err
+	return rows > 0, err
 }
 
 // reconnect replaces the writer's connection and the idle readers by new
@@ -452,9 +480,15 @@ func (c *conns) reconnect(ctx context.Context) error {
 		return err
 	}
 	conn.Close()
-	c.read.SetMaxIdleConns(0) // closes the idle readers
-	c.read.SetMaxIdleConns(c.readers)
+	c.closeIdleReaders()
 	return nil
+}
+
+// closeIdleReaders closes the readers no query holds; the pool opens new
+// ones as queries need them.
+func (c *conns) closeIdleReaders() {
+	c.read.SetMaxIdleConns(0)
+	c.read.SetMaxIdleConns(c.readers)
 }
 
 // SchemaVersion returns the schema version the database is at and the

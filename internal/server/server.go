@@ -582,14 +582,15 @@ func (s *Server) publishScheduled(ctx context.Context) {
 	}
 }
 
-// OptimizeInterval is how often a serving node refreshes the stale planner
-// statistics of a store that needs it (SQLite: a table that grew 25-fold
-// since it was analyzed). A run that finds nothing stale costs a few
+// OptimizeInterval is how often a serving node has a store that needs it
+// refresh its stale planner statistics and merge its full-text indexes
+// (SQLite: a table that grew 25-fold since it was analyzed, an index in
+// more than eight segments). A run that finds nothing to do costs a few
 // milliseconds of the writer.
 const OptimizeInterval = 10 * time.Minute
 
-// optimizeStore refreshes o's stale planner statistics every
-// OptimizeInterval until ctx ends.
+// optimizeStore has o refresh its planner statistics and merge its
+// indexes every OptimizeInterval until ctx ends.
 func (s *Server) optimizeStore(ctx context.Context, o store.Optimizer) {
 	t := time.NewTicker(OptimizeInterval)
 	defer t.Stop()
@@ -600,7 +601,7 @@ func (s *Server) optimizeStore(ctx context.Context, o store.Optimizer) {
 		case <-t.C:
 		}
 		if err := o.Optimize(ctx); err != nil && ctx.Err() == nil {
-			s.logger.Warn("refreshing planner statistics", "err", err)
+			s.logger.Warn("optimizing the store", "err", err)
 		}
 	}
 }

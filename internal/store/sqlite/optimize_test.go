@@ -362,3 +362,69 @@ func TestReadersPlanWithTheStatisticsOfAGrownSite(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimizeMergesASearchIndexInManySegments: posts written one batch at
+// a time leave the full-text index in many segments, each read by every
+// search; Optimize merges an index in more than searchSegmentsMax of them
+// into one, in steps, and leaves one in fewer alone. Every post is found
+// as before.
+func TestOptimizeMergesASearchIndexInManySegments(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	ctx := context.Background()
+	segments := func() int {
+		t.Helper()
+		n, err := db.searchSegments(ctx, "posts_fts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	insert := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			p := &store.Post{Type: "post", Status: "publish", Slug: "p-" + strconv.Itoa(i), Title: "Merged " + strconv.Itoa(i),
+				Content: "piece" + strconv.Itoa(i), Date: when, DateGMT: when}
+			if err := db.InsertPost(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Each post's batch adds a segment (FTS5 merges a level's segments a
+	// little with each write, and all of them once it has crisismerge).
+	posts := 0
+	for ; segments() <= searchSegmentsMax; posts++ {
+		if posts == 3*searchSegmentsMax {
+			t.Fatalf("%d segments after %d posts, want more than %d", segments(), posts, searchSegmentsMax)
+		}
+		insert(posts, posts+1)
+	}
+	if err := db.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 1 {
+		t.Errorf("%d segments after Optimize, want 1", n)
+	}
+	insert(posts, posts+3)
+	posts += 3
+	few := segments()
+	if few < 2 || few > searchSegmentsMax {
+		t.Fatalf("%d segments after 3 more posts, want between 2 and %d", few, searchSegmentsMax)
+	}
+	if err := db.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != few {
+		t.Errorf("Optimize merged an index in %d segments (now %d), want it left alone", few, n)
+	}
+	if n, err := db.CountPosts(ctx, store.PostQuery{Search: "merged"}); err != nil || n != int64(posts) {
+		t.Errorf("search after merging counts %d (%v), want %d", n, err, posts)
+	}
+	for _, i := range []int{0, posts / 2, posts - 1} {
+		got, err := db.ListPosts(ctx, store.PostQuery{Search: "piece" + strconv.Itoa(i)})
+		if err != nil || len(got) != 1 || got[0].Title != "Merged "+strconv.Itoa(i) {
+			t.Errorf("search for piece%d after merging = %v (%v)", i, got, err)
+		}
+	}
+}

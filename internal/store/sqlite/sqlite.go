@@ -204,17 +204,24 @@ func cloneValues(v url.Values) url.Values {
 // on a large site (SQLite's own recommendation for periodic runs).
 const optimizeAnalysisLimit = 1000
 
-// Optimize refreshes the planner statistics SQLite finds stale (PRAGMA
-// optimize, with a bounded analysis), as SQLite recommends doing from time
-// to time in long-running applications, and has the readers plan with
-// them. It implements store.Optimizer.
-//
-// A connection loads the statistics when it opens and keeps what it
-// loaded: ANALYZE does not change the schema, so the other connections
-// do not read them again. The writer's connection analyzes; the idle
-// readers are replaced, and a reader busy meanwhile is replaced once it
-// is readerMaxLifetime old.
+// Optimize refreshes the planner statistics SQLite finds stale
+// (refreshStatistics) and merges the full-text indexes written in many
+// segments (mergeSearchIndexes), as SQLite recommends doing from time to
+// time in long-running applications. It implements store.Optimizer.
 func (db *DB) Optimize(ctx context.Context) error {
+	if err := db.refreshStatistics(ctx); err != nil {
+		return err
+	}
+	return db.mergeSearchIndexes(ctx)
+}
+
+// refreshStatistics runs PRAGMA optimize, with a bounded analysis, and
+// has the readers plan with what it gathers. A connection loads the
+// statistics when it opens and keeps what it loaded: ANALYZE does not
+// change the schema, so the other connections do not read them again.
+// The writer's connection analyzes; the idle readers are replaced, and a
+// reader busy meanwhile is replaced once it is readerMaxLifetime old.
+func (db *DB) refreshStatistics(ctx context.Context) error {
 	conn, err := db.c.write.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlite: optimize: %w", err)

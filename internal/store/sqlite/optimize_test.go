@@ -117,7 +117,16 @@ func TestAnalysisKeepsNoSamples(t *testing.T) {
 // each.
 func queryPlan(t *testing.T, db *DB, query string) string {
 	t.Helper()
-	rows, err := db.c.read.Query(`EXPLAIN QUERY PLAN `+query, 1, 2)
+	return planOn(t, db.c.read, query)
+}
+
+// planOn returns the plan of query (with the arguments 1 and 2) on q, a
+// pool or one connection, one line each.
+func planOn(t *testing.T, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, query string) string {
+	t.Helper()
+	rows, err := q.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +143,16 @@ func queryPlan(t *testing.T, db *DB, query string) string {
 	return strings.Join(lines, "\n")
 }
 
+// postsSegments returns how many segments posts_fts's index is in.
+func postsSegments(t *testing.T, db *DB) int {
+	t.Helper()
+	n, err := db.searchSegments(context.Background(), "posts_fts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // TestCompactSearchIndexMergesSegments: posts written one transaction at a
 // time leave the full-text index in several segments; CompactSearchIndex
 // leaves one, and every post is still found.
@@ -141,14 +160,7 @@ func TestCompactSearchIndexMergesSegments(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
-	segments := func() int {
-		t.Helper()
-		var n int
-		if err := db.c.read.QueryRow(`SELECT COUNT(DISTINCT segid) FROM posts_fts_idx`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	segments := func() int { return postsSegments(t, db) }
 	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < 40; i++ {
 		p := &store.Post{Type: "post", Status: "publish", Slug: "p-" + strconv.Itoa(i), Title: "Compact " + strconv.Itoa(i),
@@ -238,26 +250,6 @@ func TestMigrateForgetsStaleFTSStatistics(t *testing.T) {
 const pageTermsQuery = `SELECT r.post_id, t.id, t.taxonomy, t.name, t.slug, t.description, t.parent, 0
 	FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (?, ?)`
 
-// connPlan returns the plan of query on one connection, one line each.
-func connPlan(t *testing.T, c *sql.Conn, query string) string {
-	t.Helper()
-	rows, err := c.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query, 1, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, detail)
-	}
-	return strings.Join(lines, "\n")
-}
-
 // termsByKey tells whether plan reads a page's links by post and each
 // term by its id, not every term.
 func termsByKey(plan string) bool {
@@ -283,14 +275,14 @@ func everyReaderPlan(t *testing.T, db *DB, query string) []string {
 			t.Fatal(err)
 		}
 		held = append(held, c)
-		plans = append(plans, connPlan(t, c, query))
+		plans = append(plans, planOn(t, c, query))
 	}
 	w, err := db.c.write.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	held = append(held, w)
-	return append(plans, connPlan(t, w, query))
+	return append(plans, planOn(t, w, query))
 }
 
 // TestReadersPlanWithTheStatisticsOfAGrownSite: statistics gathered on a
@@ -372,14 +364,7 @@ func TestOptimizeMergesASearchIndexInManySegments(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
-	segments := func() int {
-		t.Helper()
-		n, err := db.searchSegments(ctx, "posts_fts")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	segments := func() int { return postsSegments(t, db) }
 	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	insert := func(from, to int) {
 		t.Helper()

@@ -410,12 +410,12 @@ func (t *searchTotals) begin(ctx context.Context, q sqlTx) (*totalsBatch, error)
 		}
 		b.ch.reload, kept = reload, reload
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	b.follow = make([]followed, 0, len(kept)+len(t.announced))
 	for key, k := range kept {
 		b.follow = append(b.follow, followed{key: key, words: k.words, kinds: k.kinds, kept: k})
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if b.ch.reload != nil {
 		for _, a := range t.announced {
 			t.dropLocked(a)

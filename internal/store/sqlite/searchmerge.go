@@ -11,8 +11,9 @@ import (
 // once there are ftsAutomerge of them. A site written one post at a time
 // keeps up to three segments on each level, and every search reads each
 // segment: on a 160,000-post site written that way (12 segments) a word
-// in no post was answered 1,800–2,000 times a second, and 3,900–4,200
-// once the index was one segment; a common word 980–1,050 against 1,760.
+// in no post was answered 1,800–2,820 times a second, and 3,860–5,750
+// once the index was one segment; a common word 980–1,350 against
+// 1,700–2,180.
 // Only bulk loads merged the index (CompactSearchIndex), and merging a
 // whole index at once holds the writer for a second at that size.
 

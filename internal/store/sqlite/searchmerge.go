@@ -30,10 +30,12 @@ const searchMergePages = 16
 // searchMergePause is the pause between two merge steps.
 const searchMergePause = 2 * time.Millisecond
 
+// ftsTablesQuery selects the names of the database's FTS5 tables.
+const ftsTablesQuery = `SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%'`
+
 // ftsTables returns the names of the database's FTS5 tables.
 func (db *DB) ftsTables(ctx context.Context) ([]string, error) {
-	rows, err := db.c.read.QueryContext(ctx, `SELECT name FROM sqlite_schema
-		WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%' ORDER BY name`)
+	rows, err := db.c.read.QueryContext(ctx, ftsTablesQuery+` ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}

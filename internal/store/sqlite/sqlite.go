@@ -458,10 +458,9 @@ func dropSamples(ctx context.Context, db analyzer) (dropped bool, err error) {
 	}
 	// sqlite_stat1's stat starts with the table's row count.
 	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat1 WHERE tbl IN (
-		SELECT v.name || s.suffix FROM sqlite_schema v,
+		SELECT f.name || s.suffix FROM (`+ftsTablesQuery+`) f,
 			(SELECT '_data' AS suffix UNION ALL SELECT '_idx' UNION ALL SELECT '_docsize'
-				UNION ALL SELECT '_config' UNION ALL SELECT '_content') s
-		WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%')
+				UNION ALL SELECT '_config' UNION ALL SELECT '_content') s)
 		OR tbl IN (SELECT tbl FROM sqlite_stat1 GROUP BY tbl HAVING max(CAST(stat AS INTEGER)) < ?)`, statsMinRows)
 	if err != nil {
 		return false, err

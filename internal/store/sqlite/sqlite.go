@@ -170,6 +170,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	g := newGroup(w, ws, path)
 	g.checkpoints = newCheckpointer(cp, checkpointInterval, &g.stats)
 	c := &conns{path: path, cacheKiB: opts.CacheSizeKiB, readers: opts.MaxOpenConns, read: r, write: w, stmts: newStmtCache(r, maxCachedStmts), wstmts: ws, group: g}
+	// Without the header (a file system without shared memory files),
+	// the version is read from the database every time.
+	if m, err := openChangeMarks(ctx, path, readQ.Encode()); err == nil {
+		c.marks = m
+	}
 	return &DB{DB: sqlstore.New(dialect{}, c), c: c}, nil
 }
 
@@ -528,6 +533,18 @@ type conns struct {
 	group *group
 	// counts is the store's gate of search counts (SearchTotal).
 	counts *sqlstore.Gate
+	// marks reads the WAL-index header (ChangeMark); nil where it cannot.
+	marks *changeMarks
+}
+
+var _ sqlstore.ChangeMarker = (*conns)(nil)
+
+// ChangeMark implements sqlstore.ChangeMarker.
+func (c *conns) ChangeMark() (sqlstore.ChangeMark, bool) {
+	if c.marks == nil {
+		return sqlstore.ChangeMark{}, false
+	}
+	return c.marks.mark()
 }
 
 // SetSearchCountGate implements sqlstore.SearchCountGater.
@@ -567,7 +584,11 @@ func (c *conns) Close() error {
 	}
 	c.stmts.close()
 	c.wstmts.close()
-	return errors.Join(c.group.checkpoints.close(), c.read.Close(), c.write.Close())
+	err := errors.Join(c.group.checkpoints.close(), c.read.Close(), c.write.Close())
+	if c.marks != nil {
+		err = errors.Join(err, c.marks.close()) // last: its connection keeps the -shm file
+	}
+	return err
 }
 
 // readConn runs reads on the reader pool, prepared once through the

@@ -107,6 +107,26 @@ type DB struct {
 	// as termCount gives it.
 	termSlot            string
 	termCols, termColsT string
+	// lastVersion is the version Version last read, with the Conns'
+	// ChangeMark taken before it (ChangeMarker).
+	lastVersion atomic.Pointer[versionAt]
+}
+
+// A ChangeMarker is Conns that can tell, without a statement, that no
+// transaction has committed since an earlier moment: two equal marks
+// taken at two moments mean that nothing committed between them, in this
+// process or any other. ok is false when it cannot tell.
+type ChangeMarker interface {
+	ChangeMark() (mark ChangeMark, ok bool)
+}
+
+// ChangeMark is a ChangeMarker's picture of the database's committed
+// state (SQLite: its WAL-index header).
+type ChangeMark [48]byte
+
+type versionAt struct {
+	mark ChangeMark
+	v    int64
 }
 
 // SearchCountGater is Conns that count searches themselves
@@ -186,9 +206,29 @@ func (db *DB) Statements() int64 { return db.stmts.Load() }
 // Close closes the database package's pools.
 func (db *DB) Close() error { return db.c.Close() }
 
-// Version returns the write counter; it is one point read.
+// Version returns the write counter; it is one point read, or none where
+// the Conns' ChangeMark shows that nothing committed since the last read.
+// The mark is taken before the read, so a read that sees a later commit
+// is kept with an earlier mark, and the next mark differs: a version
+// returned is never older than the last commit before Version was called.
 func (db *DB) Version(ctx context.Context) (int64, error) {
-	return db.ops.version(ctx)
+	cm, ok := db.c.(ChangeMarker)
+	if !ok {
+		return db.ops.version(ctx)
+	}
+	mark, ok := cm.ChangeMark()
+	if !ok {
+		return db.ops.version(ctx)
+	}
+	if last := db.lastVersion.Load(); last != nil && last.mark == mark {
+		return last.v, nil
+	}
+	v, err := db.ops.version(ctx)
+	if err != nil {
+		return 0, err
+	}
+	db.lastVersion.Store(&versionAt{mark: mark, v: v})
+	return v, nil
 }
 
 // Tx runs fn in one write transaction (Conns.Begin with serial set): one

@@ -48,9 +48,10 @@ const walIndexHeader = 48
 
 // changeMarks reads the WAL-index header of a database.
 type changeMarks struct {
-	pin  *sql.DB // one connection, held by conn
-	conn *sql.Conn
-	shm  *shmFile
+	pin    *sql.DB // one connection, held by conn
+	conn   *sql.Conn
+	shm    *shmFile
+	closed sync.Once
 }
 
 // openChangeMarks opens the reading of path's WAL-index header, with a
@@ -102,10 +103,13 @@ func (m *changeMarks) mark() (sqlstore.ChangeMark, bool) {
 }
 
 // close closes the pinned connection, then gives the descriptor back:
-// the caller closed its own connections to the file first.
-func (m *changeMarks) close() error {
-	err := errors.Join(m.conn.Close(), m.pin.Close())
-	m.shm.release()
+// the caller closed its own connections to the file first. Closing again
+// does nothing.
+func (m *changeMarks) close() (err error) {
+	m.closed.Do(func() {
+		err = errors.Join(m.conn.Close(), m.pin.Close())
+		m.shm.release()
+	})
 	return err
 }
 

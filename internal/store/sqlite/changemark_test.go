@@ -95,7 +95,7 @@ func TestVersionSeesAnotherProcessWrite(t *testing.T) {
 
 // TestStoresOfOneFileShareItsHeader: two stores of one process on one
 // file read the header through one descriptor, which the first to close
-// leaves open for the other.
+// (even twice) leaves open for the other.
 func TestStoresOfOneFileShareItsHeader(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "folio.db")
@@ -114,8 +114,11 @@ func TestStoresOfOneFileShareItsHeader(t *testing.T) {
 	if err := two.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if err := two.Close(); err != nil {
+		t.Fatalf("closing a closed store: %v", err)
+	}
 	if refs := sharedRefs(one.c.marks.shm); refs != 1 {
-		t.Fatalf("%d stores hold the descriptor after one closed, want 1", refs)
+		t.Fatalf("%d stores hold the descriptor after one closed (twice), want 1", refs)
 	}
 	before, _ := versionReads(t, one)
 	if err := one.SetOption(ctx, "k", "v"); err != nil {

@@ -70,12 +70,7 @@ func TestVersionSeesAnotherProcessWrite(t *testing.T) {
 		}
 		return
 	}
-	if testing.Short() {
-		t.Skip("runs a child process")
-	}
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "folio.db")
-	db := openAt(t, path)
+	path, db := childProcessFile(t)
 	for i := range 3 {
 		before, _ := versionReads(t, db)
 		if _, reads := versionReads(t, db); reads != 0 {

@@ -214,12 +214,7 @@ func TestGroupCommitSurvivesKill(t *testing.T) {
 		groupChild(os.Getenv("FOLIO_GROUP_CHILD"))
 		return
 	}
-	if testing.Short() {
-		t.Skip("runs a child process")
-	}
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "folio.db")
-	db := openAt(t, path)
+	path, db := childProcessFile(t)
 	groupTable(t, db)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

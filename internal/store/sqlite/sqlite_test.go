@@ -18,6 +18,18 @@ func newDB(t *testing.T) *DB {
 	return openAt(t, filepath.Join(t.TempDir(), "folio.db"))
 }
 
+// childProcessFile starts a test that runs a child process: skipped in
+// -short runs, run in parallel, on a new file it opens.
+func childProcessFile(t *testing.T) (path string, db *DB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	t.Parallel()
+	path = filepath.Join(t.TempDir(), "folio.db")
+	return path, openAt(t, path)
+}
+
 func openAt(t *testing.T, path string) *DB {
 	t.Helper()
 	ctx := context.Background()

@@ -110,6 +110,9 @@ type DB struct {
 	// lastVersion is the version Version last read, with the Conns'
 	// ChangeMark taken before it (ChangeMarker).
 	lastVersion atomic.Pointer[versionAt]
+	// versionReads share the version reads of concurrent requests where
+	// there is no ChangeMark (versionreads.go).
+	versionReads versionReads
 }
 
 // A ChangeMarker is Conns that can tell, without a statement, that no
@@ -211,14 +214,16 @@ func (db *DB) Close() error { return db.c.Close() }
 // The mark is taken before the read, so a read that sees a later commit
 // is kept with an earlier mark, and the next mark differs: a version
 // returned is never older than the last commit before Version was called.
+// Without a mark, concurrent calls share reads that start after them
+// (sharedVersion).
 func (db *DB) Version(ctx context.Context) (int64, error) {
 	cm, ok := db.c.(ChangeMarker)
 	if !ok {
-		return db.ops.version(ctx)
+		return db.sharedVersion(ctx)
 	}
 	mark, ok := cm.ChangeMark()
 	if !ok {
-		return db.ops.version(ctx)
+		return db.sharedVersion(ctx)
 	}
 	if last := db.lastVersion.Load(); last != nil && last.mark == mark {
 		return last.v, nil

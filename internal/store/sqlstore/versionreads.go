@@ -80,34 +80,33 @@ func (db *DB) readVersion(ctx context.Context) (int64, error) {
 // requests that came meanwhile wait for, and the next ones, until none
 // waits.
 func (db *DB) readNextVersions() {
-	r := &db.versionReads
-	r.mu.Lock()
-	f := r.next
-	r.next = nil
+	f := db.versionReads.takeNext()
 	if f == nil {
-		r.running = false
-		r.mu.Unlock()
 		return
 	}
-	r.reads++
-	r.mu.Unlock()
 	go func() {
-		for f != nil {
+		for ; f != nil; f = db.versionReads.takeNext() {
 			ctx, cancel := context.WithTimeout(context.Background(), versionReadTimeout)
 			f.v, f.err = db.readVersion(ctx)
 			cancel()
 			close(f.done)
-			r.mu.Lock()
-			f = r.next
-			r.next = nil
-			if f == nil {
-				r.running = false
-			} else {
-				r.reads++
-			}
-			r.mu.Unlock()
 		}
 	}()
+}
+
+// takeNext hands the turn to the read the requests that came meanwhile
+// wait for, or ends the turn when none came.
+func (r *versionReads) takeNext() *versionRead {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.next
+	r.next = nil
+	if f == nil {
+		r.running = false
+	} else {
+		r.reads++
+	}
+	return f
 }
 
 // VersionReads returns how many version reads the store ran for

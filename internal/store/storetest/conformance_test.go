@@ -402,11 +402,17 @@ func TestFreeSlug(t *testing.T) {
 	}
 	// Each next new post reads from where the last one found its suffix:
 	// one query, also from one length to the next (9 to 10, 99 to 100).
+	// SQLite's single writer asks first for a base it has found no
+	// suffix of (the base alone, one lookup): one more for cross-2.
 	add("cross", "post", "publish", 0)
 	for n := 2; n <= 101; n++ {
 		got := free("cross", post, -1, 0, false)
-		if want := fmt.Sprintf("cross-%d", n); got != want || queries != 1 {
-			t.Fatalf("cross: %q in %d queries, want %q in 1", got, queries, want)
+		wantQueries := int64(1)
+		if n == 2 && storetest.Backend() == "sqlite" {
+			wantQueries = 2
+		}
+		if want := fmt.Sprintf("cross-%d", n); got != want || queries != wantQueries {
+			t.Fatalf("cross: %q in %d queries, want %q in %d", got, queries, want, wantQueries)
 		}
 		add(got, "post", "publish", 0)
 	}
@@ -427,10 +433,12 @@ func TestFreeSlug(t *testing.T) {
 				return err
 			})
 		})
-		if err != nil || len(plans) != 1 {
+		// On SQLite the first one, for a base this process has found
+		// no suffix of, asks for the base alone.
+		if err != nil || len(plans) != 1 && (storetest.Backend() != "sqlite" || len(plans) != 2) {
 			t.Fatalf("%s: %d queries, %v", base, len(plans), err)
 		}
-		return strings.Count(plans[0].SQL, "length(slug) =")
+		return strings.Count(plans[len(plans)-1].SQL, "length(slug) =")
 	}
 	if n := lengthsRead("cross"); n != 1 {
 		t.Errorf("cross-102: the query reads %d lengths, want 1", n)
@@ -571,10 +579,15 @@ func TestFreeSlugHintsOutliveTheProcess(t *testing.T) {
 		t.Fatalf("first create: %q in %d queries, want same-301 walked from same-2 (5 or more)", got, q)
 	}
 	// Another process (or this one restarted) starts where the first
-	// stopped: the hint comes with its first query.
+	// stopped: the hint comes with its first query (on SQLite after the
+	// single writer's lookup of the base alone, which it finds taken).
 	b := dbs[1]
-	if got, q := create(b); got != "same-302" || q != 2 {
-		t.Fatalf("another process: %q in %d queries, want same-302 in 2", got, q)
+	wantQueries := int64(2)
+	if storetest.Backend() == "sqlite" {
+		wantQueries = 3
+	}
+	if got, q := create(b); got != "same-302" || q != wantQueries {
+		t.Fatalf("another process: %q in %d queries, want same-302 in %d", got, q, wantQueries)
 	}
 	if got, q := create(b); got != "same-303" || q != 1 {
 		t.Fatalf("again: %q in %d queries, want same-303 in 1", got, q)
@@ -629,8 +642,8 @@ func TestFreeSlugHintsOutliveTheProcess(t *testing.T) {
 			t.Fatalf("create %d: %q", n, got)
 		}
 	}
-	if got, q := create(dbs[4]); got != "same-371" || q != 2 {
-		t.Fatalf("a last process: %q in %d queries, want same-371 in 2", got, q)
+	if got, q := create(dbs[4]); got != "same-371" || q != wantQueries {
+		t.Fatalf("a last process: %q in %d queries, want same-371 in %d", got, q, wantQueries)
 	}
 }
 

@@ -233,6 +233,15 @@ func TestListingPlans(t *testing.T) {
 			_, err := db.FreeSlug(ctx, "post", post, -1, 0, false)
 			return err
 		}, [2]string{"COVERING INDEX posts_type_slug_length", "posts_type_slug_length"}, false, 0},
+		// A new post's base, in a write transaction: SQLite's single
+		// writer asks for the base alone (one lookup), PostgreSQL for
+		// the base and its suffixes in one query.
+		{"slug of a new post", func(ctx context.Context) error {
+			return db.Tx(ctx, func(tx store.Store) error {
+				_, err := tx.FreeSlug(ctx, "post-1-new", post, -1, 0, false)
+				return err
+			})
+		}, [2]string{"COVERING INDEX posts_type_slug ", "posts_type_slug_length"}, false, 0},
 	}
 	for _, tt := range tests {
 		plans, err := db.Plans(ctx, tt.run)
@@ -256,6 +265,65 @@ func TestListingPlans(t *testing.T) {
 		for _, p := range plans {
 			checkPlan(t, tt.name, p, lite, tt.sorts)
 		}
+	}
+}
+
+// TestFreeBaseIsOneLookupForTheSingleWriter: in a write transaction, a
+// new post's free base costs SQLite's single writer one lookup of the
+// base alone, and PostgreSQL the one query that also reads the suffixes
+// (a second would be a second round trip). A taken base, on SQLite,
+// costs the lookup and the query; the next post of that base the query
+// alone, from the suffix the first found.
+func TestFreeBaseIsOneLookupForTheSingleWriter(t *testing.T) {
+	t.Parallel()
+	db := openSQL(t)
+	ctx := context.Background()
+	lite := storetest.Backend() == "sqlite"
+	post := []string{"post"}
+	free := func(base string) (string, []sqlstore.Plan) {
+		t.Helper()
+		var got string
+		plans, err := db.Plans(ctx, func(ctx context.Context) error {
+			return db.Tx(ctx, func(tx store.Store) error {
+				var err error
+				got, err = tx.FreeSlug(ctx, base, post, -1, 0, false)
+				if err != nil {
+					return err
+				}
+				return tx.InsertPost(ctx, &store.Post{Type: "post", Status: "publish", Slug: got})
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The insert's own statements follow FreeSlug's.
+		var slugs []sqlstore.Plan
+		for _, p := range plans {
+			if strings.Contains(p.SQL, "FROM posts") && (strings.Contains(p.SQL, "slug = ") || strings.Contains(p.SQL, "length(slug)")) {
+				slugs = append(slugs, p)
+			}
+		}
+		return got, slugs
+	}
+	suffixes := func(p sqlstore.Plan) bool { return strings.Contains(p.SQL, "length(slug)") }
+
+	got, plans := free("fresh")
+	if got != "fresh" || len(plans) != 1 {
+		t.Fatalf("free base: %q in %d queries, want fresh in 1", got, len(plans))
+	}
+	if suffixes(plans[0]) == lite {
+		t.Errorf("free base on %s: the query reads suffixes %v, want %v:\n%s", storetest.Backend(), suffixes(plans[0]), !lite, plans[0].SQL)
+	}
+	got, plans = free("fresh")
+	want := 1
+	if lite {
+		want = 2
+	}
+	if got != "fresh-2" || len(plans) != want || !suffixes(plans[len(plans)-1]) {
+		t.Fatalf("taken base: %q in %d queries, want fresh-2 in %d, the last reading suffixes", got, len(plans), want)
+	}
+	if got, plans = free("fresh"); got != "fresh-3" || len(plans) != 1 || !suffixes(plans[0]) {
+		t.Fatalf("the next post of a taken base: %q in %d queries, want fresh-3 in 1 reading suffixes", got, len(plans))
 	}
 }
 

@@ -527,7 +527,7 @@ func TestBenchSmoke(t *testing.T) {
 	names := []string{"hello", "GET /posts", "GET /posts?_embed", "GET /posts?per_page=100", "GET /posts?_fields=id,title,link", "GET /posts/<id>",
 		"GET /posts?search=<common word>", "GET /posts?search=<rare word>", "GET /posts?search=<two words>",
 		"GET /posts?search=<two words>&orderby=relevance", "GET /posts beside two-word searches", "GET /posts?page=<deep>",
-		"POST /posts", "POST /posts (same title)", "mixed (95% reads, 5% creates)", "GET /posts after a write",
+		"POST /posts", "POST /posts (same title)", "POST /posts (new title)", "mixed (95% reads, 5% creates)", "GET /posts after a write",
 		"GET /posts beside creates"}
 	if len(rows) != len(names) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(names), r.stdout)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -240,6 +241,7 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 		{"GET /posts?page=<deep>", "GET", "/api/svc/v2/posts?page="},
 		{"POST /posts", "POST", "/api/svc/v2/posts"},
 		{"POST /posts (same title)", "POST", "/api/svc/v2/posts"},
+		{"POST /posts (new title)", "POST", "/api/svc/v2/posts"},
 		{"mixed (95% reads, 5% creates)", "", ""}, // TestMixedScenario
 		{"GET /posts after a write", "GET", "/api/svc/v2/posts"},
 		{"GET /posts beside creates", "GET", "/api/svc/v2/posts"},
@@ -313,6 +315,41 @@ func TestScenariosSendWhatTheyName(t *testing.T) {
 				t.Errorf("%s sent title %v: body %s", w.name, same, got.body)
 			}
 		}
+	}
+}
+
+// TestCreateScenariosTitles: the creates of POST /posts (new title) each
+// have a title of their own, those of POST /posts (same title) one title.
+func TestCreateScenariosTitles(t *testing.T) {
+	t.Parallel()
+	scs := scenarios(http.DefaultClient, "http://h", "http://h/hello", []int64{1, 2, 3}, "admin", "pass word")
+	rng := rand.New(rand.NewPCG(5, 6))
+	titles := func(name string) map[string]bool {
+		t.Helper()
+		seen := map[string]bool{}
+		for _, sc := range scs {
+			if sc.name != name {
+				continue
+			}
+			for range 50 {
+				req, err := sc.build(context.Background(), rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var body struct{ Title string }
+				if err := json.NewDecoder(req.Body).Decode(&body); err != nil || body.Title == "" {
+					t.Fatalf("%s: body %v", name, err)
+				}
+				seen[body.Title] = true
+			}
+		}
+		return seen
+	}
+	if n := len(titles("POST /posts (new title)")); n != 50 {
+		t.Errorf("POST /posts (new title): %d titles in 50 creates, want 50", n)
+	}
+	if n := len(titles("POST /posts (same title)")); n != 1 {
+		t.Errorf("POST /posts (same title): %d titles in 50 creates, want 1", n)
 	}
 }
 

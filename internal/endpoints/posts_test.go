@@ -921,8 +921,10 @@ func TestReadsDoNotWriteToTheDatabase(t *testing.T) {
 
 // TestCreateStatementsDoNotGrowWithSameTitle: the Nth post with the same
 // title gets the slug title-N, and finding it costs the same statements as
-// the second (the free suffix is found in one query per batch of
-// candidates, not one query per taken suffix).
+// the third (the free suffix is found in one query per batch of
+// candidates, not one query per taken suffix). The second may cost one
+// more: SQLite's single writer first asks whether a base it has found no
+// suffix of is taken.
 func TestCreateStatementsDoNotGrowWithSameTitle(t *testing.T) {
 	e := newEnv(t)
 	create := func(i int) int64 {
@@ -938,14 +940,19 @@ func TestCreateStatementsDoNotGrowWithSameTitle(t *testing.T) {
 		}
 		return e.Statements() - before
 	}
-	var second int64
+	var second, third int64
 	for i := 1; i <= 15; i++ {
 		n := create(i)
-		if i == 2 {
+		switch {
+		case i == 2:
 			second = n
-		}
-		if i > 2 && n != second {
-			t.Fatalf("post %d with the same title: %d statements, the second took %d", i, n, second)
+		case i == 3:
+			third = n
+			if second != third && second != third+1 {
+				t.Fatalf("the second post with the same title took %d statements, the third %d", second, third)
+			}
+		case i > 3 && n != third:
+			t.Fatalf("post %d with the same title: %d statements, the third took %d", i, n, third)
 		}
 	}
 }

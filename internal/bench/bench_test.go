@@ -132,8 +132,13 @@ func TestLoadUsesFixedConnections(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(conns) == 0 || len(conns) > 3 {
-		t.Errorf("server saw %d connections, want 1..3 (keep-alive)", len(conns))
+	// Three workers on keep-alive connections: one connection each for
+	// the whole run. On a loaded machine the transport can close one
+	// that came back while its worker had already dialed another (the
+	// idle pool holds three) and dial again later, so a few more are
+	// seen; a connection per request would be 300.
+	if len(conns) == 0 || len(conns) > 10 {
+		t.Errorf("server saw %d connections for 300 requests, want 1..3 (keep-alive; a few more under load)", len(conns))
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/folio-server/folio/internal/store"
 )
 
 // versionReads returns db's version and how many statements reading it
@@ -52,6 +55,73 @@ func TestVersionIsReadAfterCommitsOnly(t *testing.T) {
 	}
 	if v, reads := versionReads(t, db); v != v1 || reads != 1 {
 		t.Fatalf("after a commit that kept it: version %d (%d statements), want %d, read once", v, reads, v1)
+	}
+}
+
+// TestSignInIsReadAfterCommitsOnly: a key's sign-in read (the
+// generations and its login counter) is taken from the last read of that
+// key when nothing committed since, and read again after any commit: a
+// counter moved, an option set, a generation moved by another program.
+func TestSignInIsReadAfterCommitsOnly(t *testing.T) {
+	t.Parallel()
+	db := openAt(t, filepath.Join(t.TempDir(), "folio.db"))
+	ctx := context.Background()
+	read := func(key string) (store.Generations, store.LoginCounter, int64) {
+		t.Helper()
+		before := db.Statements()
+		gen, c, err := db.AuthGeneration(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gen, c, db.Statements() - before
+	}
+	g0, _, _ := read("a")
+	if g, c, n := read("a"); g != g0 || c.Key != "a" || c.Failures != 0 || n != 0 {
+		t.Fatalf("nothing committed: %+v %+v in %d statements, want %+v, no failures, none", g, c, n, g0)
+	}
+	if _, c, n := read("b"); c.Key != "b" || n != 1 {
+		t.Fatalf("another key: %+v in %d statements, want b read once", c, n)
+	}
+	err := db.UpdateLoginCounters(ctx, []string{"a"}, func(cs []store.LoginCounter) []store.LoginCounter {
+		cs[0].Failures, cs[0].Last, cs[0].Next = 3, time.Now(), time.Now().Add(time.Minute)
+		return cs
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, c, n := read("a"); c.Failures != 3 || n != 1 {
+		t.Fatalf("after a failure was counted: %d failures in %d statements, want 3, read once", c.Failures, n)
+	}
+	if _, c, n := read("a"); c.Failures != 3 || n != 0 {
+		t.Fatalf("read again: %d failures in %d statements, want 3 and none", c.Failures, n)
+	}
+	if err := db.SetOption(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	g1, _, n := read("a")
+	if g1.Site <= g0.Site || n != 1 {
+		t.Fatalf("after an option was set: site generation %d after %d (%d statements), want a later one, read once", g1.Site, g0.Site, n)
+	}
+	// A generation moved by another program on the file.
+	if _, err := db.c.write.ExecContext(ctx, `UPDATE auth_generation SET n = n + 1`); err != nil {
+		t.Fatal(err)
+	}
+	if g, _, n := read("a"); g.Auth <= g1.Auth || n != 1 {
+		t.Fatalf("after the authentication generation moved: %d after %d (%d statements), want a later one, read once", g.Auth, g1.Auth, n)
+	}
+	// Inside a write transaction the read is the transaction's own.
+	err = db.Tx(ctx, func(tx store.Store) error {
+		before := db.Statements()
+		if _, _, err := tx.(store.UserAppPasswordsStore).AuthGeneration(ctx, "a"); err != nil {
+			return err
+		}
+		if n := db.Statements() - before; n != 1 {
+			t.Errorf("in a transaction: %d statements, want 1", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

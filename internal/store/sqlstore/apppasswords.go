@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/folio-server/folio/internal/store"
@@ -102,7 +104,73 @@ const generations = `(SELECT n FROM auth_generation), (SELECT n FROM site_genera
 // reads), the site generation (site_generation's, moved on by triggers on
 // options and webhooks) and the login counter of counterKey, in one query
 // (store.UserAppPasswordsStore).
+//
+// Every request signed in with a kept sign-in reads them. Where the
+// Conns tell a ChangeMark (SQLite), the read of a key is kept with the
+// mark taken before it, and a request that finds the same mark (nothing
+// committed since, in any process) takes it instead of reading: what it
+// returns is what a read would, as the version's is (DB.Version).
 func (o ops) AuthGeneration(ctx context.Context, counterKey string) (store.Generations, store.LoginCounter, error) {
+	cm, marked := o.db.c.(ChangeMarker)
+	var mark ChangeMark
+	if marked && o.tx == nil {
+		mark, marked = cm.ChangeMark()
+	} else {
+		marked = false
+	}
+	if marked {
+		if r, ok := o.db.signIns.get(counterKey, mark); ok {
+			return r.gen, r.counter, nil
+		}
+	}
+	gen, counter, err := o.readAuthGeneration(ctx, counterKey)
+	if err == nil && marked {
+		o.db.signIns.put(counterKey, signInRead{mark: mark, gen: gen, counter: counter})
+	}
+	return gen, counter, err
+}
+
+// signInReads keeps AuthGeneration's reads of one ChangeMark by counter
+// key, at most maxSignInReads of them.
+type signInReads struct {
+	mu sync.Mutex
+	m  map[string]signInRead
+}
+
+type signInRead struct {
+	mark    ChangeMark
+	gen     store.Generations
+	counter store.LoginCounter
+}
+
+// maxSignInReads bounds the keys kept: past it, the older mark's are
+// dropped, or all of them.
+const maxSignInReads = 4096
+
+func (r *signInReads) get(key string, mark ChangeMark) (signInRead, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.m[key]
+	return v, ok && v.mark == mark
+}
+
+func (r *signInReads) put(key string, v signInRead) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]signInRead{}
+	}
+	if _, had := r.m[key]; !had && len(r.m) >= maxSignInReads {
+		maps.DeleteFunc(r.m, func(_ string, old signInRead) bool { return old.mark != v.mark })
+		if len(r.m) >= maxSignInReads {
+			clear(r.m)
+		}
+	}
+	r.m[key] = v
+}
+
+// readAuthGeneration is AuthGeneration's query.
+func (o ops) readAuthGeneration(ctx context.Context, counterKey string) (store.Generations, store.LoginCounter, error) {
 	counter := store.LoginCounter{Key: counterKey}
 	var gen store.Generations
 	var failures sql.NullInt64

@@ -113,6 +113,9 @@ type DB struct {
 	// versionReads share the version reads of concurrent requests where
 	// there is no ChangeMark (versionreads.go).
 	versionReads versionReads
+	// signIns are the sign-in reads (AuthGeneration) of the last
+	// ChangeMark, by counter key.
+	signIns signInReads
 }
 
 // A ChangeMarker is Conns that can tell, without a statement, that no

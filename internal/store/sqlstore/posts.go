@@ -649,25 +649,6 @@ func (o ops) SlugsTaken(ctx context.Context, slugs []string, types []string, par
 	return out, nil
 }
 
-// slugTaken reports whether another visible post of one of types (any
-// type when empty), under parent when parent >= 0, uses slug: the first
-// part of slugSuffixes' query, alone.
-func (o ops) slugTaken(ctx context.Context, slug string, types []string, parent, exceptID int64) (bool, error) {
-	a := &Args{}
-	c := o.db.newCond(a)
-	c.add(`slug = ` + a.Add(slug))
-	slugHolders(c, a, types, parent, exceptID)
-	taken := false
-	err := o.reader().query(ctx, func(Rows) error {
-		taken = true
-		return errStopRows
-	}, `SELECT 1 FROM posts`+c.where()+` LIMIT 1`, a.vals...)
-	if err != nil {
-		return false, o.db.fail("slug taken", err)
-	}
-	return taken, nil
-}
-
 // slugSuffixRows is how many taken suffixes FreeSlug reads per query.
 const slugSuffixRows = 64
 
@@ -699,7 +680,7 @@ const slugSuffixRows = 64
 // Where write transactions run one at a time (Conns without KeyLocker:
 // SQLite's single writer), a write transaction whose process remembers
 // no suffix of base first asks only whether base itself is taken
-// (slugTaken): most posts' bases are free, and the one lookup costs a
+// (SlugsTaken of base alone): most posts' bases are free, and the one lookup costs a
 // fraction of the whole query in the turn that every write waits for.
 // A base found taken before (a remembered suffix) goes to the whole
 // query at once. Elsewhere a taken base would cost a second round trip,
@@ -709,11 +690,11 @@ func (o ops) FreeSlug(ctx context.Context, base string, types []string, parent, 
 	self := true // the next query asks for base itself
 	if _, keyed := o.db.c.(KeyLocker); !keyed && !reserved && o.tx != nil && o.tx.write {
 		if _, known := o.db.slugHints.get(key); !known {
-			taken, err := o.slugTaken(ctx, base, types, parent, exceptID)
+			taken, err := o.SlugsTaken(ctx, []string{base}, types, parent, exceptID)
 			if err != nil {
 				return "", err
 			}
-			if !taken {
+			if !taken[base] {
 				return base, nil
 			}
 			self = false

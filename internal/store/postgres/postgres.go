@@ -255,7 +255,14 @@ type conns struct {
 	kept keptSearches
 }
 
-var _ sqlstore.KeyLocker = (*conns)(nil)
+var (
+	_ sqlstore.KeyLocker    = (*conns)(nil)
+	_ sqlstore.SignInGuards = (*conns)(nil)
+)
+
+// GuardsSignIn reports that the write transactions check a request's
+// sign-in with their first statement (writeTx.GuardSignIn).
+func (c *conns) GuardsSignIn() bool { return true }
 
 // Reader returns the pool.
 func (c *conns) Reader() sqlstore.Conn { return c.reader }

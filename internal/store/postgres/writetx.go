@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/folio-server/folio/internal/store"
 	"github.com/folio-server/folio/internal/store/sqlstore"
 )
 
@@ -37,6 +38,9 @@ type writeTx struct {
 	// done is set once the transaction has committed or rolled back and
 	// the connection has gone back to the pool.
 	done bool
+	// moved is set once a sign-in check (GuardSignIn) failed: the
+	// transaction commits nothing after it.
+	moved bool
 }
 
 var (
@@ -45,15 +49,17 @@ var (
 	_ sqlstore.Deferrer       = (*writeTx)(nil)
 	_ sqlstore.Prefetcher     = (*writeTx)(nil)
 	_ sqlstore.RowCopier      = (*writeTx)(nil)
+	_ sqlstore.SignInGuard    = (*writeTx)(nil)
 )
 
 // held is a statement waiting for the next one: its result is read and
 // dropped, or, for a query asked ahead, its one row scanned into dest and
-// out marked done.
+// out marked done; check, when set, then judges the row (GuardSignIn).
 type held struct {
 	sqlstore.Stmt
-	dest []any
-	out  *sqlstore.Prefetched
+	dest  []any
+	out   *sqlstore.Prefetched
+	check func() error
 }
 
 var errTxDone = errors.New("postgres: transaction already ended")
@@ -77,6 +83,17 @@ func execAll(br pgx.BatchResults, n int) error {
 }
 
 // readHeld reads the results of the held statements hs, queued first on
+// br's batch: a query asked ahead has its row scanned, and judged when it
+// is a sign-in check (a failed one marks t moved).
+func (t *writeTx) readHeld(br pgx.BatchResults, hs []held) error {
+	err := readHeld(br, hs)
+	if errors.Is(err, store.ErrSignInMoved) {
+		t.moved = true
+	}
+	return err
+}
+
+// readHeld reads the results of the held statements hs, queued first on
 // br's batch: a query asked ahead has its row scanned.
 func readHeld(br pgx.BatchResults, hs []held) error {
 	for _, h := range hs {
@@ -96,6 +113,11 @@ func readHeld(br pgx.BatchResults, hs []held) error {
 			return err
 		}
 		h.out.Done = true
+		if h.check != nil {
+			if err := h.check(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -115,7 +137,7 @@ func (t *writeTx) Exec(ctx context.Context, query string, args ...any) (sql.Resu
 	hs := t.flush(b)
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
-	err := readHeld(br, hs)
+	err := t.readHeld(br, hs)
 	var tag int64
 	if err == nil {
 		var ct interface{ RowsAffected() int64 }
@@ -148,7 +170,7 @@ func (t *writeTx) Query(ctx context.Context, query string, args ...any) (sqlstor
 	hs := t.flush(b)
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
-	if err := readHeld(br, hs); err != nil {
+	if err := t.readHeld(br, hs); err != nil {
 		_ = br.Close()
 		return nil, err
 	}
@@ -221,6 +243,30 @@ func (t *writeTx) Prefetch(st sqlstore.Stmt, dest ...any) (*sqlstore.Prefetched,
 	return out, nil
 }
 
+// GuardSignIn holds st, a read of the sign-in, with the transaction's next
+// statement, scans its row into dest and calls check before that
+// statement's result is taken (sqlstore.SignInGuard): an error from check
+// (store.ErrSignInMoved) is that statement's, and the transaction
+// commits nothing after it. A commit with the check still held sends it
+// first, alone.
+func (t *writeTx) GuardSignIn(st sqlstore.Stmt, dest []any, check func() error) error {
+	if t.done {
+		return errTxDone
+	}
+	t.pending = append(t.pending, held{Stmt: st, dest: dest, out: &sqlstore.Prefetched{}, check: check})
+	return nil
+}
+
+// guarded reports whether a sign-in check is held.
+func (t *writeTx) guarded() bool {
+	for _, h := range t.pending {
+		if h.check != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Defer holds st until the next statement, which it goes with
 // (sqlstore.Deferrer).
 func (t *writeTx) Defer(st sqlstore.Stmt) error { return t.lock(st) }
@@ -241,9 +287,12 @@ func (t *writeTx) ready(ctx context.Context) (*pgx.Conn, error) {
 		b := &pgx.Batch{}
 		hs := t.flush(b)
 		br := t.conn.SendBatch(ctx, b)
-		err := readHeld(br, hs)
+		err := t.readHeld(br, hs)
 		if cerr := br.Close(); err == nil {
 			err = cerr
+		}
+		if errors.Is(err, store.ErrSignInMoved) {
+			return nil, err
 		}
 		if err != nil {
 			return nil, fail("begin", err)
@@ -262,11 +311,22 @@ func (t *writeTx) CommitWith(ctx context.Context, before, after []sqlstore.Stmt)
 	if t.done {
 		return errTxDone
 	}
+	if t.moved {
+		return store.ErrSignInMoved
+	}
 	if !t.started && len(before) == 0 {
-		// Nothing ran: there is nothing to commit (nor to lock).
+		// Nothing ran: there is nothing to commit (nor to lock), and a
+		// sign-in check held is left to its request.
 		t.pending = nil
 		t.release()
 		return nil
+	}
+	if t.guarded() {
+		// The check goes before the commit, in a round trip of its
+		// own: a COMMIT sent with it would not wait for its answer.
+		if _, err := t.ready(ctx); err != nil {
+			return err
+		}
 	}
 	b := &pgx.Batch{}
 	hs := t.flush(b)
@@ -274,7 +334,7 @@ func (t *writeTx) CommitWith(ctx context.Context, before, after []sqlstore.Stmt)
 	b.Queue(`COMMIT`)
 	queue(b, after)
 	br := t.conn.SendBatch(ctx, b)
-	err := readHeld(br, hs)
+	err := t.readHeld(br, hs)
 	if err == nil {
 		err = execAll(br, len(before))
 	}

@@ -171,19 +171,83 @@ func (r *signInReads) put(key string, v signInRead) {
 
 // readAuthGeneration is AuthGeneration's query.
 func (o ops) readAuthGeneration(ctx context.Context, counterKey string) (store.Generations, store.LoginCounter, error) {
-	counter := store.LoginCounter{Key: counterKey}
+	st, dest, read := o.db.signInRead(counterKey)
+	if err := o.reader().queryRow(ctx, st.Query, st.Args...).Scan(dest...); err != nil {
+		return store.Generations{}, store.LoginCounter{}, o.db.fail("authentication generation", err)
+	}
+	gen, counter := read()
+	return gen, counter, nil
+}
+
+// signInRead returns AuthGeneration's query of counterKey, the
+// destinations its one row is scanned into, and what returns the row's
+// generations and counter once it has been.
+func (db *DB) signInRead(counterKey string) (Stmt, []any, func() (store.Generations, store.LoginCounter)) {
 	var gen store.Generations
 	var failures sql.NullInt64
 	var last, next time.Time
-	err := o.reader().queryRow(ctx, `SELECT `+generations+`, c.failures, c.last, c.next
-		FROM (SELECT 1) AS one LEFT JOIN login_counters c ON c.key = $1`, counterKey).Scan(&gen.Auth, &gen.Site, &failures, at(&last), at(&next))
+	st := Stmt{Query: `SELECT ` + generations + `, c.failures, c.last, c.next
+		FROM (SELECT 1) AS one LEFT JOIN login_counters c ON c.key = $1`, Args: []any{counterKey}}
+	return st, []any{&gen.Auth, &gen.Site, &failures, at(&last), at(&next)}, func() (store.Generations, store.LoginCounter) {
+		counter := store.LoginCounter{Key: counterKey}
+		if failures.Valid {
+			counter.Failures, counter.Last, counter.Next = failures.Int64, last, next
+		}
+		return gen, counter
+	}
+}
+
+// SignInGuard is a Tx that can send a query with its first statement and
+// check its row before anything the transaction does counts: GuardSignIn
+// holds st for the next statement's round trip, scans its row into dest
+// and calls check before that statement's result is taken. An error from
+// check fails that statement, and the transaction commits nothing.
+type SignInGuard interface {
+	GuardSignIn(st Stmt, dest []any, check func() error) error
+}
+
+// SignInGuards is Conns whose write transactions are SignInGuards.
+type SignInGuards interface {
+	GuardsSignIn() bool
+}
+
+// DefersSignIn reports whether db's write transactions check a request's
+// store.SignInCheck with their first statement (store.SignInDeferrer).
+func (db *DB) DefersSignIn() bool {
+	g, ok := db.c.(SignInGuards)
+	return ok && g.GuardsSignIn()
+}
+
+// begin begins a write transaction (Conns.Begin). When ctx carries a
+// store.SignInCheck nothing has read yet and the transaction is a
+// SignInGuard, the transaction reads the sign-in with its first statement
+// and fails with store.ErrSignInMoved when it moved on; a check found
+// moved before fails the begin.
+func (db *DB) begin(ctx context.Context, serial bool) (Tx, error) {
+	c := store.ContextSignInCheck(ctx)
+	if c != nil && c.Moved() {
+		return nil, store.ErrSignInMoved
+	}
+	tx, err := db.c.Begin(ctx, serial)
+	if err != nil || c == nil || !c.Unchecked() {
+		return tx, err
+	}
+	g, ok := tx.(SignInGuard)
+	if !ok {
+		return tx, nil
+	}
+	st, dest, read := db.signInRead(c.Key)
+	err = g.GuardSignIn(st, dest, func() error {
+		if !c.Observe(read()) {
+			return store.ErrSignInMoved
+		}
+		return nil
+	})
 	if err != nil {
-		return store.Generations{}, store.LoginCounter{}, o.db.fail("authentication generation", err)
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return nil, err
 	}
-	if failures.Valid {
-		counter.Failures, counter.Last, counter.Next = failures.Int64, last, next
-	}
-	return gen, counter, nil
+	return tx, nil
 }
 
 // DeleteAppPassword removes one application password of a user;

@@ -252,7 +252,7 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Store) error) (err error) {
 	if t := db.joined(ctx); t != nil {
 		return fn(t)
 	}
-	tx, err := db.c.Begin(ctx, true)
+	tx, err := db.begin(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -420,7 +420,7 @@ func (o ops) writeTx(ctx context.Context, guard bool, fn func(q querier) (change
 		}
 		return err
 	}
-	tx, err := o.db.c.Begin(ctx, false)
+	tx, err := o.db.begin(ctx, false)
 	if err != nil {
 		return err
 	}

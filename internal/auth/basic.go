@@ -33,6 +33,10 @@ const touchedMax = 4096
 // past it, one is forgotten for each one learnt.
 const knownMax = 1024
 
+// lastReadMax bounds how many counter keys' last sign-in reads BasicAuth
+// keeps, as knownMax does logins.
+const lastReadMax = 4096
+
 // BasicAuth authenticates HTTP Basic credentials: a login (or email) and one
 // of that user's application passwords. The account password is never
 // accepted here (cli.md).
@@ -76,6 +80,16 @@ type BasicAuth struct {
 	// for them through a store.UserAppPasswordsStore, with the
 	// authentication generation they are of (Authenticate).
 	known map[string]store.UserAppPasswords
+	// lastRead maps login counter keys to what the last read of their
+	// sign-in returned (a request that defers it goes on with it).
+	lastRead map[string]signInRead
+}
+
+// signInRead is what one read of a sign-in returned: the generations and
+// the login counter (store.UserAppPasswordsStore).
+type signInRead struct {
+	gen     store.Generations
+	counter store.LoginCounter
 }
 
 // errAuthFailed builds the one error every kind of bad credentials gets.
@@ -125,27 +139,51 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 		keys = []ThrottleKey{pairKey(login, ip)}
 	}
 	hash := HashAppPassword(pw)
+	// A request the server can hold back and run again (a write:
+	// store.SignInDeferred) may go on with a kept sign-in and have it
+	// checked later; it does so only when what was kept lets it in.
+	deferOK := store.SignInDeferred(ctx)
+	for {
+		usr, check, err := b.authenticate(ctx, login, hash, ip, keys, deferOK)
+		if check != nil && (err != nil || usr == nil) {
+			// Refused on what was kept: refused only on a read.
+			deferOK = false
+			continue
+		}
+		if usr != nil && check != nil {
+			usr = usr.WithSignInCheck(check)
+		}
+		return usr, err
+	}
+}
 
+// authenticate is Authenticate's check of login's application password
+// (hashed: hash) from ip; check is set when it went on with a kept sign-in
+// (deferOK) instead of reading it (store.SignInCheck).
+func (b *BasicAuth) authenticate(ctx context.Context, login, hash, ip string, keys []ThrottleKey, deferOK bool) (*User, *store.SignInCheck, error) {
 	// The pair's counter comes with the user where the store reads both
 	// at once; it is checked before the password either way.
-	rec, apps, counter, site, err := b.lookup(ctx, login, keys)
+	rec, apps, counter, site, check, err := b.lookup(ctx, login, keys, deferOK)
 	notFound := errors.Is(err, store.ErrNotFound)
 	if err != nil && !notFound {
-		return nil, fmt.Errorf("basic auth: %w", err)
+		return nil, nil, fmt.Errorf("basic auth: %w", err)
 	}
 	if b.Throttle != nil {
 		var d time.Duration
 		if counter != nil {
 			d = wait([]store.LoginCounter{*counter}, b.Throttle.now())
 		} else if d, err = b.Throttle.Check(ctx, keys); err != nil {
-			return nil, fmt.Errorf("basic auth: %w", err)
+			return nil, nil, fmt.Errorf("basic auth: %w", err)
 		}
 		if d > 0 {
-			return nil, errThrottled(d)
+			if check != nil {
+				return nil, check, nil // to be read
+			}
+			return nil, nil, errThrottled(d)
 		}
 	}
 	if notFound {
-		return nil, b.failed(ctx, keys)
+		return nil, nil, b.failed(ctx, keys)
 	}
 	var match *store.AppPassword
 	for _, p := range apps {
@@ -156,12 +194,15 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 		}
 	}
 	if match == nil {
-		return nil, b.failed(ctx, keys)
+		if check != nil {
+			return nil, check, nil // to be read: a password may be new
+		}
+		return nil, nil, b.failed(ctx, keys)
 	}
 	b.touch(ctx, match, ip)
 	usr := NewUser(rec, b.Roles)
 	usr.site = site
-	return usr, nil
+	return usr, check, nil
 }
 
 // failed counts a failure on keys and returns the error of bad
@@ -190,9 +231,14 @@ func (b *BasicAuth) failed(ctx context.Context, keys []ThrottleKey) error {
 // still theirs a request reads only the generation and the counter, in
 // one smaller read: a password revoked or a role taken away anywhere
 // stops working at the next request, as without keeping them.
-func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey) (u *store.User, apps []*store.AppPassword, counter *store.LoginCounter, site int64, err error) {
+//
+// With deferOK, where the store checks a sign-in with a write's first
+// statement (store.SignInDeferrer), a login kept at the generation the
+// last read of its counter returned is not read again: check is then the
+// store.SignInCheck the request must pass.
+func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey, deferOK bool) (u *store.User, apps []*store.AppPassword, counter *store.LoginCounter, site int64, check *store.SignInCheck, err error) {
 	if !plausibleLogin(login) {
-		return nil, nil, nil, 0, store.ErrNotFound
+		return nil, nil, nil, 0, nil, store.ErrNotFound
 	}
 	if both, ok := b.Apps.(store.UserAppPasswordsStore); ok {
 		key := ""
@@ -200,12 +246,12 @@ func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey
 			key = keys[0].Name
 		}
 		var read store.UserAppPasswords
-		read, err = b.userAppPasswords(ctx, both, login, key)
+		read, check, err = b.userAppPasswords(ctx, both, login, key, deferOK)
 		if err == nil {
 			if key != "" {
 				counter = &read.Counter
 			}
-			return cloneUser(read.User), read.Apps, counter, read.Site, nil
+			return cloneUser(read.User), read.Apps, counter, read.Site, check, nil
 		}
 	} else {
 		u, err = b.Users.GetUserByLogin(ctx, login)
@@ -217,29 +263,42 @@ func (b *BasicAuth) lookup(ctx context.Context, login string, keys []ThrottleKey
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return nil, nil, nil, 0, fmt.Errorf("load user: %w", err)
+		return nil, nil, nil, 0, nil, fmt.Errorf("load user: %w", err)
 	}
 	apps, err = b.Apps.ListAppPasswords(ctx, u.ID)
 	if err != nil {
-		return nil, nil, nil, 0, fmt.Errorf("list application passwords: %w", err)
+		return nil, nil, nil, 0, nil, fmt.Errorf("list application passwords: %w", err)
 	}
-	return u, apps, nil, 0, nil
+	return u, apps, nil, 0, nil, nil
 }
 
 // userAppPasswords reads what GetUserAppPasswords reads, from what is
-// kept of login when its generation is current.
-func (b *BasicAuth) userAppPasswords(ctx context.Context, st store.UserAppPasswordsStore, login, key string) (store.UserAppPasswords, error) {
+// kept of login when its generation is current. With deferOK (lookup) it
+// may take the generation from the last read of key instead, and returns
+// the check the request must then pass.
+func (b *BasicAuth) userAppPasswords(ctx context.Context, st store.UserAppPasswordsStore, login, key string, deferOK bool) (store.UserAppPasswords, *store.SignInCheck, error) {
 	b.knownMu.Lock()
 	kept, ok := b.known[login]
+	last, lastOK := b.lastRead[key]
 	b.knownMu.Unlock()
+	if ok && deferOK && lastOK && last.gen.Auth == kept.Generation {
+		if d, _ := st.(store.SignInDeferrer); d != nil && d.DefersSignIn() {
+			kept.Counter, kept.Site = last.counter, last.gen.Site
+			check := &store.SignInCheck{Key: key, Gen: last.gen, Counter: last.counter,
+				Read: func(ctx context.Context) (store.Generations, store.LoginCounter, error) {
+					return b.readSignIn(ctx, st, key)
+				}}
+			return kept, check, nil
+		}
+	}
 	if ok {
-		gen, counter, err := st.AuthGeneration(ctx, key)
+		gen, counter, err := b.readSignIn(ctx, st, key)
 		if err != nil {
-			return store.UserAppPasswords{}, err
+			return store.UserAppPasswords{}, nil, err
 		}
 		if gen.Auth == kept.Generation {
 			kept.Counter, kept.Site = counter, gen.Site
-			return kept, nil
+			return kept, nil, nil
 		}
 	}
 	read, err := st.GetUserAppPasswords(ctx, login, key)
@@ -251,8 +310,9 @@ func (b *BasicAuth) userAppPasswords(ctx context.Context, st store.UserAppPasswo
 			}
 			b.knownMu.Unlock()
 		}
-		return store.UserAppPasswords{}, err
+		return store.UserAppPasswords{}, nil, err
 	}
+	b.remember(key, signInRead{gen: store.Generations{Auth: read.Generation, Site: read.Site}, counter: read.Counter})
 	b.knownMu.Lock()
 	if b.known == nil {
 		b.known = map[string]store.UserAppPasswords{}
@@ -270,7 +330,33 @@ func (b *BasicAuth) userAppPasswords(ctx context.Context, st store.UserAppPasswo
 		b.known[login] = kept
 	}
 	b.knownMu.Unlock()
-	return read, nil
+	return read, nil, nil
+}
+
+// readSignIn reads key's sign-in (AuthGeneration) and remembers what it
+// returned.
+func (b *BasicAuth) readSignIn(ctx context.Context, st store.UserAppPasswordsStore, key string) (store.Generations, store.LoginCounter, error) {
+	gen, counter, err := st.AuthGeneration(ctx, key)
+	if err == nil {
+		b.remember(key, signInRead{gen: gen, counter: counter})
+	}
+	return gen, counter, err
+}
+
+// remember records r as the last read of key's sign-in.
+func (b *BasicAuth) remember(key string, r signInRead) {
+	b.knownMu.Lock()
+	defer b.knownMu.Unlock()
+	if b.lastRead == nil {
+		b.lastRead = map[string]signInRead{}
+	}
+	if _, had := b.lastRead[key]; !had && len(b.lastRead) >= lastReadMax {
+		for k := range b.lastRead {
+			delete(b.lastRead, k)
+			break
+		}
+	}
+	b.lastRead[key] = r
 }
 
 // cloneUser returns a copy of u that shares nothing with it, so that what

@@ -202,3 +202,95 @@ func TestBasicAuthKeepsUsersWhileTheirGenerationHolds(t *testing.T) {
 		t.Fatal("a removed user signed in")
 	}
 }
+
+// deferringCounter is a readCounter over a store that checks a sign-in
+// with a write's first statement (store.SignInDeferrer), counting the
+// reads of the sign-in too.
+type deferringCounter struct {
+	readCounter
+	gens atomic.Int64
+}
+
+func (c *deferringCounter) AuthGeneration(ctx context.Context, key string) (store.Generations, store.LoginCounter, error) {
+	c.gens.Add(1)
+	return c.both.AuthGeneration(ctx, key)
+}
+
+func (c *deferringCounter) DefersSignIn() bool { return true }
+
+// TestBasicAuthDefersTheSignInOfAWrite: a request the server may run again
+// (store.WithSignInDeferred) whose login is kept at the generation the
+// last read returned goes on without reading its sign-in, with a
+// store.SignInCheck to pass; any other request reads it. A password that
+// matches nothing kept is checked on a read, and a revoked one that the
+// kept passwords still hold fails its check.
+func TestBasicAuthDefersTheSignInOfAWrite(t *testing.T) {
+	t.Parallel()
+	s := testkit.New(t)
+	st := s.Store()
+	ctx := s.T.Context()
+	apps := &deferringCounter{readCounter: readCounter{AppPasswordStore: st, both: st.(store.UserAppPasswordsStore)}}
+	b := &auth.BasicAuth{Users: st, Apps: apps, Roles: s.Server.Site().Roles()}
+	ed := s.Users["editor"]
+	signIn := func(pw string, deferred bool, reads, gens int64) (*auth.User, error) {
+		t.Helper()
+		r := basicRequest(ed.Login, pw)
+		if deferred {
+			r = r.WithContext(store.WithSignInDeferred(r.Context()))
+		}
+		u, err := b.Authenticate(r)
+		if got, gotGens := apps.reads.Load(), apps.gens.Load(); got != reads || gotGens != gens {
+			t.Fatalf("%d full reads and %d of the sign-in, want %d and %d", got, gotGens, reads, gens)
+		}
+		return u, err
+	}
+	// Nothing kept: read.
+	if u, err := signIn(ed.AppPassword, true, 1, 0); err != nil || u.ID() != ed.ID || u.SignInCheck() != nil {
+		t.Fatalf("first sign-in: %v %v", u, err)
+	}
+	// Kept: not read, checked later.
+	u, err := signIn(ed.AppPassword, true, 1, 0)
+	if err != nil || u.ID() != ed.ID || !u.HasCap("edit_others_posts") {
+		t.Fatalf("kept sign-in: %v %v", u, err)
+	}
+	c := u.SignInCheck()
+	if c == nil || !c.Unchecked() {
+		t.Fatalf("a kept sign-in has no check to pass: %v", c)
+	}
+	if ok, err := c.Verify(ctx); err != nil || !ok || c.Unchecked() {
+		t.Fatalf("verify: %v %v", ok, err)
+	}
+	if _, err := signIn(ed.AppPassword, true, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Not deferred: read.
+	if u, err := signIn(ed.AppPassword, false, 1, 2); err != nil || u.SignInCheck() != nil {
+		t.Fatalf("a sign-in not deferred: %v %v", u, err)
+	}
+	// A password nothing kept matches is refused on a read only.
+	if u, err := signIn("aaaa bbbb cccc dddd eeee ffff", true, 1, 3); u != nil || err == nil {
+		t.Fatalf("a wrong password: %v %v", u, err)
+	}
+
+	// Revoked elsewhere: what is kept still holds it, and its check fails.
+	list, err := st.ListAppPasswords(ctx, ed.ID)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("passwords: %v %v", list, err)
+	}
+	if err := st.DeleteAppPassword(ctx, ed.ID, list[0].UUID); err != nil {
+		t.Fatal(err)
+	}
+	u, err = signIn(ed.AppPassword, true, 1, 3)
+	if err != nil || u.SignInCheck() == nil {
+		t.Fatalf("kept sign-in of a revoked password: %v %v", u, err)
+	}
+	if ok, err := u.SignInCheck().Verify(ctx); err != nil || ok || !u.SignInCheck().Moved() {
+		t.Fatalf("the check of a revoked password: %v %v", ok, err)
+	}
+	// The read that found it moved is not trusted with the old kept
+	// user: the next request reads it all, and is refused.
+	var ae *auth.Error
+	if u, err := signIn(ed.AppPassword, true, 2, 5); u != nil || !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+		t.Fatalf("a revoked password after its check failed: %v %v", u, err)
+	}
+}

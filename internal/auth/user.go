@@ -22,6 +22,27 @@ type User struct {
 	// site is the store's site generation read with the user's sign-in
 	// data (store.Generations), 0 when none was.
 	site int64
+	// check, when set, is the check of a sign-in the request went on
+	// with before reading it (store.SignInCheck).
+	check *store.SignInCheck
+}
+
+// WithSignInCheck returns a copy of u whose sign-in was kept rather than
+// read, with c the check the request must pass (SignInCheck).
+func (u *User) WithSignInCheck(c *store.SignInCheck) *User {
+	v := *u
+	v.check = c
+	return &v
+}
+
+// SignInCheck returns the check the request must pass before it commits
+// or answers anything, when the user's sign-in was kept rather than read
+// (store.SignInCheck); nil when it was read.
+func (u *User) SignInCheck() *store.SignInCheck {
+	if u == nil {
+		return nil
+	}
+	return u.check
 }
 
 // SiteGeneration returns the store's site generation (store.Generations)

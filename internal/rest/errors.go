@@ -82,6 +82,10 @@ func (s *Server) apiError(req *Request, err error) *Error {
 // anything else, with the cause; the request's context gives the line its
 // request id (reqlog.Handler).
 func (s *Server) logFailure(req *Request, status int, cause error) {
+	if errors.Is(cause, store.ErrSignInMoved) {
+		// Not a failure: the request runs again (store.SignInCheck).
+		return
+	}
 	if ae, ok := cause.(*Error); ok && ae.Cause != nil {
 		cause = ae.Cause
 	}

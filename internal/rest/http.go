@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -60,6 +61,12 @@ func (s *Server) rateClass(req *Request) ratelimit.Class {
 // ServeHTTP serves the API. Mount it at Names.Prefix+"/" (and
 // Names.Prefix); r.URL.Path includes the prefix.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.serve(w, r, false)
+}
+
+// serve serves one request; again is set for the second run of a request
+// whose kept sign-in moved on before it answered (deferSignIn).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, again bool) {
 	h := w.Header()
 	h["Content-Type"] = hdrJSON
 	h["X-Content-Type-Options"] = hdrNosniff
@@ -118,6 +125,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	method = strings.ToUpper(method)
 
+	// A write may go on with a kept sign-in, checked before anything it
+	// does counts (store.SignInCheck); should it fail, the request runs
+	// again from here, with its body kept for that and its headers as
+	// they are now.
+	first := r
+	var kept []byte
+	var keptHdr http.Header
+	if !again && method != http.MethodOptions && s.deferSignIn(r) {
+		var ok bool
+		if kept, ok = keepBody(r); ok {
+			keptHdr = h.Clone()
+			r = r.WithContext(store.WithSignInDeferred(r.Context()))
+		}
+	}
+
 	req := &Request{
 		Method: method,
 		Path:   path,
@@ -145,6 +167,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		} else {
 			req.User = u
+			if c := u.SignInCheck(); c != nil {
+				req.ctx = store.WithSignInCheck(req.ctx, c)
+			}
 			if g, ok := u.SiteGeneration(); ok {
 				// Read with the sign-in data: the site's settings and
 				// webhooks kept at g need not be read again.
@@ -232,6 +257,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if req.rt != nil {
 			reqlog.SetRoute(r.Context(), req.rt.label)
+		}
+	}
+	if c := store.ContextSignInCheck(req.ctx); c != nil {
+		// Nothing is answered before the sign-in is known to be what was
+		// kept: checked by the request's first write transaction, or read
+		// now.
+		held, err := c.Verify(req.ctx)
+		switch {
+		case err != nil:
+			resp = errorResponse(s.apiError(req, err))
+		case !held && again:
+			// A second run reads its sign-in first: never here.
+			resp = errorResponse(s.apiError(req, errors.New("rest: a second run went on with a kept sign-in")))
+		case !held:
+			for k := range h {
+				delete(h, k)
+			}
+			maps.Copy(h, keptHdr)
+			// The log line names the caller and route of the second run.
+			reqlog.SetUser(first.Context(), 0)
+			reqlog.SetRoute(first.Context(), "")
+			first.Body = io.NopCloser(bytes.NewReader(kept))
+			s.serve(w, first, true)
+			return
 		}
 	}
 	if form != nil {
@@ -362,6 +411,52 @@ func (e *encoder) encodeError(x *Error) []byte {
 	e.errorBody(x)
 	return e.buf
 }
+
+// deferSignIn reports whether r may go on with a kept sign-in and have it
+// checked later (store.SignInCheck): a write signed in with Basic
+// credentials, whose body (JSON, urlencoded or none, of a known length
+// within MaxBodyBytes) can be kept in memory to run it again, on a store
+// that checks sign-ins with a write's first statement.
+func (s *Server) deferSignIn(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return false
+	}
+	if !s.cfg.DeferSignIn || !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
+		return false
+	}
+	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
+		return false
+	}
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	switch strings.ToLower(strings.TrimSpace(mt)) {
+	case "", "application/json", "application/x-www-form-urlencoded":
+		return true
+	}
+	return false
+}
+
+// keepBody reads r's body into memory and gives r a reader of it, for a
+// second run; false when it could not be read, r then reading what was
+// and the error.
+func keepBody(r *http.Request) ([]byte, bool) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return []byte{}, true
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), errReader{err}))
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b, true
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // readBody reads and parses the body of a bound request: JSON when the
 // content type is application/json, form fields for POST, PUT and PATCH;

@@ -46,6 +46,12 @@ type Config struct {
 	// Authenticate returns the caller (nil, nil = anonymous). An error
 	// (*Error or *auth.Error) stops the request before routing.
 	Authenticate func(r *http.Request) (*auth.User, error)
+	// DeferSignIn lets a write signed in with Basic credentials go on
+	// with a kept sign-in where the authenticator offers one
+	// (auth.User.SignInCheck, on a store.SignInDeferrer): what it does
+	// commits, and what it answers is sent, only once the check passed,
+	// and it runs again from its start when it failed.
+	DeferSignIn bool
 	// ResponseHeaders, when set, returns headers added to the response of
 	// every request that authenticated without error (u is nil for
 	// anonymous callers), e.g. a fresh nonce for cookie sessions.

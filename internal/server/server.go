@@ -240,6 +240,11 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		}
 	}
 	met := metrics.New()
+	// A write signed in with Basic credentials on a store that checks a
+	// sign-in with the write's first statement goes on with the sign-in
+	// kept, checked there (store.SignInCheck), instead of reading it
+	// first in a round trip of its own.
+	deferrer, _ := st.(store.SignInDeferrer)
 	rs := rest.NewServer(rest.Config{
 		Cache:   cache,
 		Version: st.Version, // ETags and 304s on anonymous reads
@@ -258,6 +263,7 @@ func build(ctx context.Context, cfg *config.Config, logger *slog.Logger, st stor
 		UploadGrace:     ReadTimeout,
 		UploadMinRate:   cfg.Limits.UploadMinRate,
 		Authenticate:    authenticate,
+		DeferSignIn:     deferrer != nil && deferrer.DefersSignIn(),
 		ResponseHeaders: sessions.ResponseHeaders,
 		CORS: rest.CORS{
 			AllowedOrigins: cfg.CORS.AllowedOrigins,

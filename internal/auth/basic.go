@@ -438,7 +438,10 @@ func (b *BasicAuth) touch(ctx context.Context, p *store.AppPassword, ip string) 
 			delete(b.touched, p.ID)
 		}
 		b.mu.Unlock()
-		if b.Logger != nil {
+		// A password revoked since it was read (a write that went on
+		// with its kept sign-in finds that out only at its check) has no
+		// use to record: not a failure.
+		if b.Logger != nil && !errors.Is(err, store.ErrNotFound) {
 			b.Logger.WarnContext(ctx, "record application password use", "app_password_id", p.ID, "user_id", p.UserID, "err", err)
 		}
 	}

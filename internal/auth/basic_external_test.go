@@ -1,11 +1,14 @@
 package auth_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -292,5 +295,48 @@ func TestBasicAuthDefersTheSignInOfAWrite(t *testing.T) {
 	var ae *auth.Error
 	if u, err := signIn(ed.AppPassword, true, 2, 5); u != nil || !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
 		t.Fatalf("a revoked password after its check failed: %v %v", u, err)
+	}
+}
+
+// TestBasicAuthDoesNotWarnOfARevokedPasswordsUse: a write that goes on
+// with its kept sign-in records its password's use (once a minute) before
+// its check; when the password was revoked meanwhile there is no use to
+// record, and nothing is logged as a failure (the check refuses the
+// request).
+func TestBasicAuthDoesNotWarnOfARevokedPasswordsUse(t *testing.T) {
+	t.Parallel()
+	s := testkit.New(t)
+	st := s.Store()
+	ctx := s.T.Context()
+	var logged bytes.Buffer
+	now := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+	apps := &deferringCounter{readCounter: readCounter{AppPasswordStore: st, both: st.(store.UserAppPasswordsStore)}}
+	b := &auth.BasicAuth{Users: st, Apps: apps, Roles: s.Server.Site().Roles(), Now: func() time.Time { return now },
+		Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	ed := s.Users["editor"]
+	signIn := func() *auth.User {
+		t.Helper()
+		r := basicRequest(ed.Login, ed.AppPassword)
+		u, err := b.Authenticate(r.WithContext(store.WithSignInDeferred(r.Context())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	signIn() // read, and its use recorded
+	list, err := st.ListAppPasswords(ctx, ed.ID)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("passwords: %v %v", list, err)
+	}
+	if err := st.DeleteAppPassword(ctx, ed.ID, list[0].UUID); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	u := signIn() // kept: its use recorded again, on a password now gone
+	if ok, err := u.SignInCheck().Verify(ctx); err != nil || ok {
+		t.Fatalf("the check of a revoked password: %v %v", ok, err)
+	}
+	if strings.Contains(logged.String(), "record application password use") {
+		t.Fatalf("a revoked password's use was logged as a failure:\n%s", logged.String())
 	}
 }

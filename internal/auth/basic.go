@@ -142,19 +142,16 @@ func (b *BasicAuth) Authenticate(r *http.Request) (*User, error) {
 	// A request the server can hold back and run again (a write:
 	// store.SignInDeferred) may go on with a kept sign-in and have it
 	// checked later; it does so only when what was kept lets it in.
-	deferOK := store.SignInDeferred(ctx)
-	for {
-		usr, check, err := b.authenticate(ctx, login, hash, ip, keys, deferOK)
-		if check != nil && (err != nil || usr == nil) {
-			// Refused on what was kept: refused only on a read.
-			deferOK = false
-			continue
-		}
-		if usr != nil && check != nil {
-			usr = usr.WithSignInCheck(check)
-		}
+	usr, check, err := b.authenticate(ctx, login, hash, ip, keys, store.SignInDeferred(ctx))
+	if check == nil {
 		return usr, err
 	}
+	if usr == nil {
+		// Not let in on what was kept: judged on a read.
+		usr, _, err = b.authenticate(ctx, login, hash, ip, keys, false)
+		return usr, err
+	}
+	return usr.WithSignInCheck(check), nil
 }
 
 // authenticate is Authenticate's check of login's application password

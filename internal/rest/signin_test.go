@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/folio-server/folio/internal/auth"
+	"github.com/folio-server/folio/internal/reqlog"
 	"github.com/folio-server/folio/internal/rest"
 	"github.com/folio-server/folio/internal/store"
 )
@@ -24,7 +25,7 @@ import (
 // deferred.
 func TestWriteRunsAgainWhenItsKeptSignInMoved(t *testing.T) {
 	t.Parallel()
-	moved := false
+	moved, revoked := false, false
 	var deferred []bool
 	var runs []string
 	newServer := func(deferOn bool) *rest.Server {
@@ -42,8 +43,13 @@ func TestWriteRunsAgainWhenItsKeptSignInMoved(t *testing.T) {
 				d := store.SignInDeferred(r.Context())
 				deferred = append(deferred, d)
 				if !d {
+					if revoked {
+						return nil, &auth.Error{Code: "rest_authentication_failed", Message: "no", Status: 401}
+					}
+					reqlog.SetUser(r.Context(), 8) // as the server's authenticator does
 					return auth.NewTestUser(8, "editor"), nil
 				}
+				reqlog.SetUser(r.Context(), 7)
 				kept := store.Generations{Auth: 1, Site: 1}
 				return auth.NewTestUser(7, "editor").WithSignInCheck(&store.SignInCheck{Key: "k", Gen: kept,
 					Read: func(context.Context) (store.Generations, store.LoginCounter, error) {
@@ -75,10 +81,13 @@ func TestWriteRunsAgainWhenItsKeptSignInMoved(t *testing.T) {
 		}}})
 		return s
 	}
+	var info *reqlog.Info
 	send := func(s *rest.Server, method, ctype, body string, length int64) (*httptest.ResponseRecorder, map[string]any) {
 		t.Helper()
 		deferred, runs = nil, nil
+		info = &reqlog.Info{}
 		r := httptest.NewRequest(method, "/api/svc/v2/thing", strings.NewReader(body))
+		r = r.WithContext(reqlog.NewContext(r.Context(), info))
 		r.SetBasicAuth("ed", "pw")
 		if ctype != "" {
 			r.Header.Set("Content-Type", ctype)
@@ -117,6 +126,17 @@ func TestWriteRunsAgainWhenItsKeptSignInMoved(t *testing.T) {
 	if rec.Code != 201 || out["word"] != "finch" || strings.Join(runs, ",") != "finch,finch" {
 		t.Fatalf("moved, urlencoded: %d %v, runs %v", rec.Code, out, runs)
 	}
+
+	// Moved, and refused when read: the log line names no caller.
+	revoked = true
+	rec, out = send(on, "POST", "application/json", js, int64(len(js)))
+	if rec.Code != 401 || out["code"] != "rest_authentication_failed" || strings.Join(runs, ",") != "wren" {
+		t.Fatalf("revoked: %d %v, runs %v", rec.Code, out, runs)
+	}
+	if info.UserID != 0 {
+		t.Fatalf("the log line of a refused second run names user %d", info.UserID)
+	}
+	revoked = false
 
 	// Never deferred.
 	for _, c := range []struct {
